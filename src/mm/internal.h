@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - prototypes shared between files of src/mm, grouped under the
+ * name of the file that defines them.  Kernel names throughout; exported
+ * functions get their uslab_ alias with EXPORT_SYMBOL in the defining file.
+ */
+#ifndef USLAB_MM_INTERNAL_H
+#define USLAB_MM_INTERNAL_H
+
+#include <stdio.h>
+#include <uslab/uslab.h>
+#include <uslab/flags.h>
+#include "mm.h"
+
+/*
+ * EXPORT_SYMBOL(name): export name as uslab_name from the shared library.
+ * The definition keeps its kernel name (hidden); the alias is the export.
+ * Must appear in the file that defines name.
+ */
+#define EXPORT_SYMBOL(name) \
+	extern __typeof__(name) uslab_##name \
+	__attribute__((alias(#name), visibility("default")))
+
+/* ---- init.c ---- */
+extern bool mm_initialized;
+void mm_init_slow(void);
+/* Bring the memory map and page allocator up on first use (idempotent, thread safe). */
+static __always_inline void mm_ensure_init(void)
+{
+	if (unlikely(!smp_load_acquire(&mm_initialized)))
+		mm_init_slow();
+}
+
+/* ---- options.c ----
+ * __setup("name=", fn): fn(value) parses one USLAB_OPTIONS item; value is the
+ * text after '=' (or "" for a bare flag written "name").  Return 0 if the value
+ * was accepted, -1 to have it reported as malformed.  Items naming no
+ * registered option are reported once on stderr as unknown.
+ */
+struct obs_kernel_param {
+	const char *str;		/* "name=" or "name" */
+	int (*setup_func)(const char *val);
+};
+#define __setup(str, fn)						\
+	static const struct obs_kernel_param __setup_##fn		\
+	__attribute__((used, section("uslab_setup"), aligned(sizeof(void *)))) = { str, fn }
+/* Parse USLAB_OPTIONS once; later calls do nothing. */
+void parse_early_options(void);
+/* Parse an option string (for tests); returns the number of rejected items. */
+int parse_option_string(const char *opts);
+/* Helpers for setup functions. */
+int kstrtoul_opt(const char *s, unsigned long *res);	/* decimal/0x, K/M/G suffixes */
+
+/* ---- memmap.c ---- */
+/* Reserve the arena and vmemmap per the options; true on success. */
+bool memmap_init(void);
+/* Bring the next section online (commit its struct pages, return its pfn range). */
+bool memmap_online_section(unsigned long *start_pfn, unsigned long *nr_pages);
+/* Option values (set by __setup before memmap_init). */
+extern unsigned long memmap_arena_size, memmap_section_size;
+extern unsigned int memmap_max_order;
+
+/* ---- page_alloc.c ---- */
+void page_alloc_init(void);
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+struct page *__alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+void __free_pages(struct page *page, unsigned int order);
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
+unsigned long get_zeroed_page(gfp_t gfp);
+void free_pages(unsigned long addr, unsigned int order);
+struct folio *folio_alloc(gfp_t gfp, unsigned int order);
+void folio_put(struct folio *folio);
+void get_page(struct page *page);
+void put_page(struct page *page);
+/* Free this CPU's pcp lists back to the buddy lists. */
+void drain_local_pages(void);
+/* Give free blocks of order >= reporting order back to the OS now. */
+void page_reporting_flush(void);
+unsigned long nr_free_pages(void);
+void show_buddyinfo(FILE *f);
+/* Check every buddy invariant under the zone lock; returns 0 or aborts with a report. */
+int page_alloc_check_invariants(void);
+
+#endif /* USLAB_MM_INTERNAL_H */
