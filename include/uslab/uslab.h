@@ -156,6 +156,10 @@ USLAB_API void uslab_kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void 
 USLAB_API void *uslab___kmalloc(size_t size, uslab_gfp_t flags);
 USLAB_API void *uslab___kmalloc_node(size_t size, uslab_gfp_t flags, int node);
 USLAB_API void *uslab_kmalloc_large(size_t size, uslab_gfp_t flags);
+/* kmalloc of a compile-time constant size, used by <uslab/slab.h>'s kmalloc():
+ * index is the cache index of the size (1 = 96 B, 2 = 192 B, n >= 3 = 2^n B). */
+USLAB_API void *uslab_kmalloc_index_alloc(unsigned int index, size_t size,
+		uslab_gfp_t flags, int node);
 USLAB_API void *uslab_krealloc(const void *p, size_t new_size, uslab_gfp_t flags);
 USLAB_API void uslab_kfree(const void *p);
 USLAB_API void uslab_kfree_sensitive(const void *p);

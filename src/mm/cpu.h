@@ -61,8 +61,10 @@ static __always_inline int raw_smp_processor_id(void)
 #define per_cpu_ptr(ptr, cpu)						\
 	((__typeof__(ptr))(percpu_unit_base[cpu] + (unsigned long)(ptr)))
 
+/* why acquire: cpu_attach() publishes percpu_unit_base[id] with a release
+ * store of nr_cpu_ids, so per_cpu_ptr() of every cpu seen here is valid. */
 #define for_each_possible_cpu(cpu) \
-	for ((cpu) = 0; (cpu) < READ_ONCE(nr_cpu_ids); (cpu)++)
+	for ((cpu) = 0; (cpu) < smp_load_acquire(&nr_cpu_ids); (cpu)++)
 
 /*
  * Per-CPU storage: size bytes aligned to align, zeroed in every unit.

@@ -75,11 +75,47 @@ void get_page(struct page *page);
 void put_page(struct page *page);
 /* Free this CPU's pcp lists back to the buddy lists. */
 void drain_local_pages(void);
+/* Free every CPU's pcp lists back to the buddy lists (takes each pcp lock). */
+void drain_all_pages(void);
 /* Give free blocks of order >= reporting order back to the OS now. */
 void page_reporting_flush(void);
 unsigned long nr_free_pages(void);
+/* Pages in free buddy blocks whose memory was given back to the OS. */
+unsigned long nr_reported_pages(void);
 void show_buddyinfo(FILE *f);
 /* Check every buddy invariant under the zone lock; returns 0 or aborts with a report. */
 int page_alloc_check_invariants(void);
+
+/* ---- fork.c ----
+ * fork() safety: every lock the library owns is registered once with its
+ * rank in the lock order.  pthread_atfork's prepare takes them all by
+ * ascending rank, the parent releases them, the child re-initialises them.
+ * A thread holding a lock of rank r takes only locks of rank > r; locks of
+ * one rank are never held together.  Registration never allocates.
+ */
+enum fork_rank {
+	FORK_RANK_MALLOC_INIT,	/* malloc drop-in: its one-time initialisation */
+	FORK_RANK_SLAB_MUTEX,	/* slab_mutex: cache lifecycle */
+	FORK_RANK_CACHE_ARRAY,	/* per-cache locks taken before list_lock (SLAB shared/alien) */
+	FORK_RANK_CACHE,	/* per-cache, per-node list_lock */
+	FORK_RANK_SLOB,		/* slob_lock */
+	FORK_RANK_PAGE_ALLOC,	/* zone lock, pcp locks */
+	FORK_RANK_MEMMAP,	/* memmap_lock (nests inside the zone lock) */
+	FORK_RANK_LEAF,		/* nothing is taken under these: cpu_lock, report locks,
+				 * malloc's huge-block table */
+	NR_FORK_RANKS
+};
+/* lock: the pthread mutex inside a spinlock_t or struct mutex (&l->m). */
+void fork_lock_register(pthread_mutex_t *lock, enum fork_rank rank);
+void fork_lock_unregister(pthread_mutex_t *lock);
+/* For a varying set of locks (one per cache and node): prepare takes them
+ * all, parent releases them, child re-initialises them.  Any may be NULL.
+ * hooks must stay valid for the life of the process. */
+struct fork_hooks {
+	void (*prepare)(void);
+	void (*parent)(void);
+	void (*child)(void);
+};
+void fork_hooks_register(const struct fork_hooks *hooks, enum fork_rank rank);
 
 #endif /* USLAB_MM_INTERNAL_H */

@@ -43,6 +43,62 @@
 #error "build with exactly one of CONFIG_SLUB, CONFIG_SLAB, CONFIG_SLOB set to 1"
 #endif
 
+/*
+ * kmalloc geometry.  Each *_def.h defines KMALLOC_SHIFT_LOW (smallest kmalloc
+ * cache, log2), KMALLOC_SHIFT_HIGH (largest kmalloc cache) and
+ * KMALLOC_SHIFT_MAX (largest kmalloc at all) as compile-time constants; the
+ * derived limits below are common unless the allocator defines them itself.
+ */
+#ifndef KMALLOC_MIN_SIZE
+#define KMALLOC_MIN_SIZE	(1U << KMALLOC_SHIFT_LOW)
+#endif
+#ifndef KMALLOC_MAX_CACHE_SIZE
+#define KMALLOC_MAX_CACHE_SIZE	(1UL << KMALLOC_SHIFT_HIGH)	/* largest kmalloc cache */
+#endif
+#ifndef KMALLOC_MAX_SIZE
+#define KMALLOC_MAX_SIZE	(1UL << KMALLOC_SHIFT_MAX)	/* largest kmalloc */
+#endif
+#ifndef ARCH_KMALLOC_MINALIGN
+#define ARCH_KMALLOC_MINALIGN	__alignof__(unsigned long long)
+#endif
+#ifndef ARCH_SLAB_MINALIGN
+#define ARCH_SLAB_MINALIGN	__alignof__(unsigned long long)
+#endif
+#ifndef L1_CACHE_BYTES
+#define L1_CACHE_BYTES		64
+#endif
+#define cache_line_size()	L1_CACHE_BYTES
+/* Objects are at least this big: room for a free pointer and more. */
+#define SLAB_OBJ_MIN_SIZE	(KMALLOC_MIN_SIZE < 16 ? KMALLOC_MIN_SIZE : 16)
+
+/*
+ * Cache flag masks (mm/slab.h of 5.17).  SLAB_FLAGS_PERMITTED is the same for
+ * every allocator: kmem_cache_create() rejects anything outside it.  Within
+ * it, CACHE_CREATE_MASK keeps what the allocator being built implements and
+ * silently drops the rest (SLOB has no debug flags, for instance).
+ */
+#define SLAB_CORE_FLAGS	(SLAB_HWCACHE_ALIGN | SLAB_CACHE_DMA | SLAB_CACHE_DMA32 | \
+			 SLAB_PANIC | SLAB_TYPESAFE_BY_RCU | SLAB_DEBUG_OBJECTS)
+#ifndef SLAB_DEBUG_FLAGS
+#define SLAB_DEBUG_FLAGS						\
+	((CONFIG_SLAB || CONFIG_SLUB ? (SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER) : 0) | \
+	 (CONFIG_SLUB ? (SLAB_TRACE | SLAB_CONSISTENCY_CHECKS) : 0))
+#endif
+#ifndef SLAB_CACHE_FLAGS
+#define SLAB_CACHE_FLAGS						\
+	(SLAB_NOLEAKTRACE | (CONFIG_SLAB ? SLAB_MEM_SPREAD : 0) |	\
+	 (CONFIG_SLAB || CONFIG_SLUB ?					\
+	  (SLAB_RECLAIM_ACCOUNT | SLAB_TEMPORARY | SLAB_ACCOUNT) : 0))
+#endif
+#define CACHE_CREATE_MASK	(SLAB_CORE_FLAGS | SLAB_DEBUG_FLAGS | SLAB_CACHE_FLAGS)
+#define SLAB_FLAGS_PERMITTED	(SLAB_CORE_FLAGS | SLAB_RED_ZONE | SLAB_POISON | \
+				 SLAB_STORE_USER | SLAB_TRACE | SLAB_CONSISTENCY_CHECKS | \
+				 SLAB_MEM_SPREAD | SLAB_NOLEAKTRACE | SLAB_RECLAIM_ACCOUNT | \
+				 SLAB_TEMPORARY | SLAB_ACCOUNT)
+
+/* gfp bits a slab allocation must not carry: kmalloc_fix_flags() strips them. */
+#define GFP_SLAB_BUG_MASK	(__GFP_DMA32 | __GFP_HIGHMEM | ~__GFP_BITS_MASK)
+
 /* Shared fields of struct slab sit where struct page has them. */
 #define SLAB_MATCH(pg, sl)						\
 	_Static_assert(offsetof(struct page, pg) == offsetof(struct slab, sl), \
@@ -136,8 +192,21 @@ extern struct mutex slab_mutex;		/* protects slab_caches and cache lifecycle */
 extern struct list_head slab_caches;	/* every cache, newest first */
 extern struct kmem_cache *kmem_cache;	/* the cache struct kmem_cache comes from */
 
-/* Bring the slab layer up on first use (idempotent, thread safe). */
-void slab_ensure_init(void);
+/* Bring the slab layer up on first use (idempotent, thread safe):
+ * mm_ensure_init(), then the allocator's kmem_cache_init(), exactly once.
+ * Calls made by kmem_cache_init() itself return at once. */
+extern bool slab_initialized;
+void slab_init_slow(void);
+static __always_inline void slab_ensure_init(void)
+{
+	if (unlikely(!smp_load_acquire(&slab_initialized)))
+		slab_init_slow();
+}
+
+static inline bool slab_is_available(void)
+{
+	return READ_ONCE(slab_state) >= UP;
+}
 
 unsigned int calculate_alignment(slab_flags_t flags, unsigned int align, unsigned int size);
 int slab_unmergeable(struct kmem_cache *s);
@@ -145,11 +214,141 @@ struct kmem_cache *find_mergeable(unsigned int size, unsigned int align,
 		slab_flags_t flags, const char *name, void (*ctor)(void *));
 void create_boot_cache(struct kmem_cache *s, const char *name, unsigned int size,
 		slab_flags_t flags, unsigned int useroffset, unsigned int usersize);
+/* Boot-time kmalloc cache (SLAB's early kmalloc-node cache, for instance):
+ * never fails (panics), listed on slab_caches, refcount 1. */
+struct kmem_cache *create_kmalloc_cache(const char *name, unsigned int size,
+		slab_flags_t flags, unsigned int useroffset, unsigned int usersize);
+/* Create every kmalloc cache not created yet, then slab_state = UP.
+ * SLOB has no kmalloc caches and never calls it. */
 void create_kmalloc_caches(slab_flags_t flags);
+/* Point sizes below KMALLOC_MIN_SIZE at the smallest cache (idempotent;
+ * create_kmalloc_caches() calls it too). */
+void setup_kmalloc_cache_index_table(void);
+
+/*
+ * kmalloc cache types (5.17).  Accounting of kmem to cgroups is off in this
+ * build (the kernel's cgroup.memory=nokmem), so the KMALLOC_CGROUP row points
+ * at the KMALLOC_NORMAL caches, as the kernel does then; without a separate
+ * DMA zone the KMALLOC_DMA row does the same.  The rows exist so that the
+ * day either is real, only slab_common.c changes.
+ */
+enum kmalloc_cache_type {
+	KMALLOC_NORMAL = 0,
+	KMALLOC_CGROUP,		/* __GFP_ACCOUNT: kmalloc-cg-<n> */
+	KMALLOC_RECLAIM,	/* __GFP_RECLAIMABLE: kmalloc-rcl-<n> */
+	KMALLOC_DMA,		/* __GFP_DMA: dma-kmalloc-<n> */
+	NR_KMALLOC_TYPES
+};
+#define KMALLOC_NOT_NORMAL_BITS	(__GFP_RECLAIMABLE | __GFP_DMA | __GFP_ACCOUNT)
+
+static __always_inline enum kmalloc_cache_type kmalloc_type(gfp_t flags)
+{
+	if (likely((flags & KMALLOC_NOT_NORMAL_BITS) == 0))
+		return KMALLOC_NORMAL;
+	if (flags & __GFP_DMA)
+		return KMALLOC_DMA;
+	if (flags & __GFP_RECLAIMABLE)	/* wins over __GFP_ACCOUNT, as in 5.17 */
+		return KMALLOC_RECLAIM;
+	return KMALLOC_CGROUP;
+}
+
+/* kmalloc_caches[type][index]: index 1 = 96 bytes, 2 = 192, n >= 3 = 2^n. */
+extern struct kmem_cache *kmalloc_caches[NR_KMALLOC_TYPES][KMALLOC_SHIFT_HIGH + 1];
+#define KMALLOC_INDEX_MAX	25	/* 32 MiB: the end of the 5.17 ladder */
+struct kmalloc_info_struct {
+	const char *name[NR_KMALLOC_TYPES];	/* "kmalloc-1k", "kmalloc-rcl-1k", ... */
+	unsigned int size;			/* object size of the caches */
+};
+extern const struct kmalloc_info_struct kmalloc_info[KMALLOC_INDEX_MAX + 1];
+
+/* The 5.17 index ladder: 0 for size 0, KMALLOC_SHIFT_LOW up to
+ * KMALLOC_MIN_SIZE, 1 for (64,96], 2 for (128,192], else ceil(log2(size));
+ * -1 past 32 MiB. */
+static __always_inline int kmalloc_index(size_t size)
+{
+	if (!size)
+		return 0;
+	if (size <= KMALLOC_MIN_SIZE)
+		return KMALLOC_SHIFT_LOW;
+	if (KMALLOC_MIN_SIZE <= 32 && size > 64 && size <= 96)
+		return 1;
+	if (KMALLOC_MIN_SIZE <= 64 && size > 128 && size <= 192)
+		return 2;
+	if (size > (1UL << KMALLOC_INDEX_MAX))
+		return -1;
+	return fls64(size - 1);
+}
+
+/* The cache kmalloc(size, flags) uses; ZERO_SIZE_PTR for 0, NULL (with a
+ * one-time warning) above KMALLOC_MAX_CACHE_SIZE or before the caches exist. */
 struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags);
+/* Strip GFP_SLAB_BUG_MASK bits, with the kernel's "Fix your code!" warning. */
+gfp_t kmalloc_fix_flags(gfp_t flags);
+
+/*
+ * Large kmalloc: a compound folio straight from the page allocator, marked
+ * PG_large_kmalloc, folio->index = the requested size.  kfree() of a pointer
+ * whose folio is not a slab hands it to free_large_kmalloc(), which checks
+ * the mark and that the pointer is the folio's start (else it reports and
+ * aborts), clears the mark and frees the pages.
+ */
 void *kmalloc_order(size_t size, gfp_t flags, unsigned int order);
 void *kmalloc_large(size_t size, gfp_t flags);
+void *kmalloc_large_node(size_t size, gfp_t flags, int node);
 void free_large_kmalloc(struct folio *folio, void *object);
+
+/* Free a string that may be a literal (not in the arena): kernel kfree_const. */
+void kfree_const(const void *x);
+
+/* Exported cache and kmalloc API (uslab_<name>), kernel semantics. */
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags, void (*ctor)(void *));
+struct kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags, unsigned int useroffset,
+		unsigned int usersize, void (*ctor)(void *));
+void kmem_cache_destroy(struct kmem_cache *s);
+int kmem_cache_shrink(struct kmem_cache *s);
+unsigned int kmem_cache_size(struct kmem_cache *s);
+const char *kmem_cache_name(struct kmem_cache *s);
+/* kmalloc() of a compile-time constant size: index = the public header's
+ * kmalloc_index(size) (5.17 ladder with an 8-byte smallest class). */
+void *kmalloc_index_alloc(unsigned int index, size_t size, gfp_t flags, int node);
+void *krealloc(const void *p, size_t new_size, gfp_t flags);
+void kfree_sensitive(const void *p);
+void kfree_bulk(size_t nr, void **p);
+size_t ksize(const void *p);
+void show_slabinfo(FILE *f);
+
+/*
+ * Reports on stderr, written through a stack buffer (never allocate, safe
+ * with any lock held).  slab_warn is the kernel's WARN() layout ("cut here"
+ * banner, message, "WARNING: ... at <where>"); slab_panic prints "Kernel
+ * panic - not syncing: ..." and aborts; slab_warn_alloc is the kernel's
+ * warn_alloc ("<what>, mode:0x...(GFP_...)"), silent under __GFP_NOWARN.
+ */
+__printf(1, 2) void slab_printk(const char *fmt, ...);
+__printf(2, 3) void slab_warn(const char *where, const char *fmt, ...);
+__printf(1, 2) __noreturn __cold void slab_panic(const char *fmt, ...);
+__printf(2, 3) void slab_warn_alloc(gfp_t gfp, const char *fmt, ...);
+/* The kernel's %pGg: "GFP_KERNEL|__GFP_ZERO" into buf; returns buf. */
+const char *gfp_flags_string(char *buf, size_t len, gfp_t gfp);
+
+/* Zero memory in a way the compiler may not drop as a dead store. */
+static inline void memzero_explicit(void *s, size_t n)
+{
+	__builtin_memset(s, 0, n);
+	__asm__ __volatile__("" : : "r"(s) : "memory");
+}
+
+/* ---- util.c (exported as uslab_<name>) ---- */
+void *kmemdup(const void *src, size_t len, gfp_t gfp);
+char *kstrdup(const char *s, gfp_t gfp);
+char *kstrndup(const char *s, size_t max, gfp_t gfp);
+void *kmemdup_nul(const char *s, size_t len, gfp_t gfp);
+void *kvmalloc_node(size_t size, gfp_t flags, int node);
+void *kvrealloc(const void *p, size_t oldsize, size_t newsize, gfp_t flags);
+void kvfree(const void *addr);
+void kvfree_sensitive(const void *addr, size_t len);
 
 /*
  * slabinfo 2.1 rows: the allocator fills one struct slabinfo per cache;
@@ -190,6 +389,7 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags);
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t flags, int node);
 void kmem_cache_free(struct kmem_cache *s, void *obj);
 int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr, void **p);
+/* s == NULL: each object may be a kmalloc object of any cache (kfree_bulk). */
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p);
 void *__kmalloc(size_t size, gfp_t flags);
 void *__kmalloc_node(size_t size, gfp_t flags, int node);

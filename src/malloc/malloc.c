@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: MIT
+/*
+ * malloc.c - the C library's allocator (malloc, free, calloc, realloc and
+ * the rest of the POSIX and glibc family) over uslab's kmem_cache, kmalloc
+ * and page allocator, for any dynamically linked program:
+ *
+ *	LD_PRELOAD=libuslab-malloc-slub.so program
+ *
+ * 1. Overview.  A request is served by size:
+ *      <= 8 KiB     a size class: a kmem_cache of its own (SLUB, SLAB), or
+ *                   kmalloc (SLOB, whose first fit needs no classes)
+ *      <= 4 MiB     a large folio from the page allocator (kmalloc_large);
+ *                   the limit is the largest buddy block, PAGE_SIZE <<
+ *                   (max_order - 1)
+ *      larger       a private mapping of its own (huge.c)
+ *    and, if the arena cannot serve a request, by a private mapping too, so
+ *    that malloc fails with ENOMEM only when the OS has no memory left.
+ *    No block carries a header: free() asks the memory map what the
+ *    pointer is (ptrcheck.c) and the slab knows its cache.
+ *
+ *    Size classes.  kmalloc's classes are powers of two (plus 96 and 192):
+ *    a program's sizes waste 25% on average and up to 50% of each block.
+ *    malloc uses finer ones: every multiple of 16 up to 128 bytes, then four
+ *    classes per doubling (160, 192, 224, 256, 320, ... 7168, 8192), so no
+ *    block above 128 bytes wastes more than 20% and the average is near 10%.
+ *    Every class is a multiple of 16, which gives every block the 16-byte
+ *    alignment malloc promises (kmalloc-8 would give 8).  Classes that
+ *    coincide with a kmalloc cache merge with it as any cache does.
+ *
+ * 2. Fast paths (the call tree):
+ *	malloc(n)  -> malloc_fast: class lookup, kmem_cache_alloc, mark the
+ *	              live bit                       -> malloc_slow (anything else)
+ *	free(p)    -> malloc_free: in the arena? slab folio? test-and-clear the
+ *	              live bit, kfree                 -> malloc_free_slow (the rest)
+ *    No lock is taken on either: the allocator's per-CPU fast path does the
+ *    work; the live bit is one atomic instruction.
+ *
+ * 3. States.  Before the first call nothing exists.  malloc_init() runs
+ *    once, under malloc_init_lock: it brings up the slab layer, the live
+ *    map and the class caches, then sets malloc_init_done and, if the arena
+ *    exists, malloc_ready (fast paths allowed).  While it runs, the same
+ *    thread may come back (libc or pthread_atfork allocating on our behalf):
+ *    it is served from a static bootstrap buffer, whose chunks free()
+ *    recognises and never reuses.  Other threads wait for the lock.
+ *
+ * 4. Lock order.  malloc_init_lock is taken before every lock of the
+ *    library (it is held across slab initialisation); huge.c's lock is a
+ *    leaf.  Both are registered with fork.c, as is every lock below, so a
+ *    fork while another thread allocates leaves the child a usable heap.
+ *
+ * 5. Invariants.  Every block handed out starts on a 16-byte boundary and
+ *    has its live bit set until free() clears it, before the block goes
+ *    back to the allocator.  errno is preserved by free() and by every
+ *    successful call; failures set ENOMEM (or EINVAL for a bad alignment).
+ *
+ * 6. Debug mode (USLAB_OPTIONS=slub_debug etc.) changes nothing here: the
+ *    class caches are ordinary caches, so the allocator's red zones,
+ *    poisoning and owner tracking apply to them.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include "malloc_internal.h"
+
+/* ---- size classes ---- */
+
+#define MALLOC_SMALL_MAX	8192UL	/* largest class */
+#define NR_MALLOC_CLASSES	32
+
+static const unsigned int malloc_class_size[NR_MALLOC_CLASSES] = {
+	16, 32, 48, 64, 80, 96, 112, 128,
+	160, 192, 224, 256, 320, 384, 448, 512,
+	640, 768, 896, 1024, 1280, 1536, 1792, 2048,
+	2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192,
+};
+
+/* Class of a size: by 16-byte steps up to 1 KiB, by 128-byte steps above. */
+static unsigned char class_by16[1024 / 16 + 1];		/* written once at init */
+static unsigned char class_by128[MALLOC_SMALL_MAX / 128 + 1];	/* written once at init */
+static struct kmem_cache *malloc_caches[NR_MALLOC_CLASSES];	/* written once at init */
+static char malloc_cache_names[NR_MALLOC_CLASSES][16];	/* "malloc-160", ... */
+
+static unsigned long large_max;	/* largest buddy block in bytes (set at init) */
+static bool malloc_ready;	/* fast paths may run (release/acquire) */
+static bool malloc_init_done;	/* malloc_init() finished (release/acquire) */
+static pthread_mutex_t malloc_init_lock = PTHREAD_MUTEX_INITIALIZER;
+/* why initial-exec: no __tls_get_addr (which may allocate) on any path */
+static __thread bool malloc_in_init __attribute__((tls_model("initial-exec")));
+
+const char *malloc_name = CONFIG_SLUB ? "malloc-slub" : CONFIG_SLAB ? "malloc-slab" : "malloc-slob";
+
+static __always_inline unsigned int size_to_class(size_t size)
+{
+	if (size <= 1024)
+		return class_by16[(size + 15) >> 4];
+	return class_by128[(size + 127) >> 7];
+}
+
+/*
+ * SLOB's kmalloc puts a size header in front of the block and aligns the
+ * block to ARCH_KMALLOC_MINALIGN, or to its size for a power of two; if that
+ * minimum is below 16, only power-of-two requests are 16-byte aligned.
+ */
+static __always_inline size_t slob_request(size_t size)
+{
+	if (ARCH_KMALLOC_MINALIGN >= MALLOC_ALIGN)
+		return ALIGN(max(size, 1UL), MALLOC_ALIGN);
+	return roundup_pow_of_two(max(size, MALLOC_ALIGN));
+}
+
+/* A block of a small size (<= MALLOC_SMALL_MAX) from the slab layer. */
+static __always_inline void *malloc_small(size_t size, gfp_t gfp)
+{
+	if (CONFIG_SLOB)
+		return __kmalloc(slob_request(size), gfp);
+	return kmem_cache_alloc(malloc_caches[size_to_class(size)], gfp);
+}
+
+/* ---- the bootstrap buffer ---- */
+
+#define BOOT_SIZE	(64UL << 10)	/* enough for what libc allocates while we start */
+#define BOOT_HEADER	16UL		/* chunk header: its usable size */
+
+static char boot_buf[BOOT_SIZE] __aligned(PAGE_SIZE);
+static unsigned long boot_used;	/* bytes handed out (atomic) */
+
+bool malloc_boot_owns(const void *p)
+{
+	return (const char *)p >= boot_buf && (const char *)p < boot_buf + BOOT_SIZE;
+}
+
+size_t malloc_boot_usable(const void *p)
+{
+	return *(const size_t *)((const char *)p - BOOT_HEADER);
+}
+
+/* Bump allocation, zeroed (the buffer is never reused); NULL when full. */
+static void *boot_alloc(size_t size, size_t align)
+{
+	unsigned long old = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start, end;
+
+	do {
+		if (size > BOOT_SIZE)
+			return NULL;
+		start = ALIGN(old + BOOT_HEADER, max(align, MALLOC_ALIGN));
+		end = start + ALIGN(max(size, 1UL), MALLOC_ALIGN);
+		if (end > BOOT_SIZE)
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&boot_used, &old, end, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*(size_t *)(boot_buf + start - BOOT_HEADER) = end - start;
+	return boot_buf + start;
+}
+
+static void *malloc_boot_slow(size_t size, size_t align)
+{
+	void *p = boot_alloc(size, align);
+
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
+/* ---- initialisation ---- */
+
+/* "malloc-" + decimal size, without stdio (it may allocate). */
+static void class_cache_name(char *buf, unsigned int size)
+{
+	char digits[12];
+	int n = 0;
+
+	memcpy(buf, "malloc-", 7);
+	do
+		digits[n++] = (char)('0' + size % 10);
+	while ((size /= 10));
+	buf += 7;
+	while (n)
+		*buf++ = digits[--n];
+	*buf = '\0';
+}
+
+static unsigned char smallest_class(size_t size)
+{
+	unsigned char c = 0;
+
+	while (malloc_class_size[c] < size)
+		c++;
+	return c;
+}
+
+/* Create the class caches; false if one could not be had at all. */
+static bool malloc_classes_init(void)
+{
+	unsigned int c, i;
+
+	for (i = 0; i < ARRAY_SIZE(class_by16); i++)
+		class_by16[i] = smallest_class(i * 16UL);
+	for (i = 0; i < ARRAY_SIZE(class_by128); i++)
+		class_by128[i] = smallest_class(i * 128UL);
+	if (CONFIG_SLOB)
+		return true;
+	for (c = 0; c < NR_MALLOC_CLASSES; c++) {
+		class_cache_name(malloc_cache_names[c], malloc_class_size[c]);
+		malloc_caches[c] = uslab_kmem_cache_create(malloc_cache_names[c],
+				malloc_class_size[c], MALLOC_ALIGN, 0, NULL);
+		/* why: a kmalloc cache is as good, only coarser */
+		if (!malloc_caches[c])
+			malloc_caches[c] = kmalloc_slab(malloc_class_size[c], MALLOC_GFP);
+		if (!malloc_caches[c])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The steps, under malloc_init_lock.  Returns false if the layers below are
+ * still coming up on this very thread (we were called from inside them):
+ * the caller is then served from the bootstrap buffer and we try again later.
+ */
+static bool malloc_init_steps(void)
+{
+	static bool registered;	/* malloc_init_lock */
+
+	if (!registered) {
+		fork_lock_register(&malloc_init_lock, FORK_RANK_MALLOC_INIT);
+		huge_init();
+		registered = true;
+	}
+	slab_ensure_init();
+	if (!smp_load_acquire(&mm_initialized))
+		return false;
+	if (!memmap.max_pfn)
+		return true;	/* no arena at all: every block is a mapping */
+	if (!smp_load_acquire(&slab_initialized))
+		return false;
+	live_map_init();
+	large_max = PAGE_SIZE << (MAX_ORDER - 1);
+	if (malloc_classes_init())
+		smp_store_release(&malloc_ready, true);
+	return true;
+}
+
+static noinline __cold void malloc_init(void)
+{
+	pthread_mutex_lock(&malloc_init_lock);
+	if (!malloc_init_done) {
+		malloc_in_init = true;
+		if (malloc_init_steps())
+			smp_store_release(&malloc_init_done, true);
+		malloc_in_init = false;
+	}
+	pthread_mutex_unlock(&malloc_init_lock);
+}
+
+/* ---- allocation ---- */
+
+/* align > 16: a power-of-two kmalloc cache is naturally aligned; pages are
+ * aligned to their block size.  Checked, in case an allocator's debug
+ * layout breaks natural alignment: then the next way is tried. */
+static void *arena_alloc_aligned(size_t size, size_t align, gfp_t gfp)
+{
+	size_t need = max(size, align);
+	void *p;
+
+	if (align <= PAGE_SIZE && need <= MALLOC_SMALL_MAX) {
+		p = __kmalloc(roundup_pow_of_two(need), gfp);
+		if (!p || IS_ALIGNED((unsigned long)p, align))
+			return p;
+		kfree(p);
+	}
+	if (need > large_max)
+		return NULL;
+	p = kmalloc_large(need, gfp);
+	if (!p || IS_ALIGNED((unsigned long)p, align))
+		return p;
+	kfree(p);
+	return NULL;
+}
+
+/* A block from the arena, live bit set; NULL if the arena cannot serve it. */
+static void *arena_alloc(size_t size, size_t align, gfp_t gfp, const char *fn,
+			 const void *caller)
+{
+	void *p;
+
+	if (!smp_load_acquire(&malloc_ready))
+		return NULL;
+	if (align > MALLOC_ALIGN)
+		p = arena_alloc_aligned(size, align, gfp);
+	else if (size <= MALLOC_SMALL_MAX)
+		p = malloc_small(size, gfp);
+	else if (size <= large_max)
+		p = kmalloc_large(size, gfp);
+	else
+		return NULL;
+	if (p && unlikely(!live_map_mark(p)))
+		p = malloc_mark_slow(p, fn, caller);
+	return p;
+}
+
+/*
+ * Everything but a small class hit: initialisation, alignment, large and
+ * huge blocks, and the fallback to a mapping when the arena is exhausted.
+ */
+static noinline void *malloc_slow(size_t size, size_t align, gfp_t gfp, const char *fn,
+				  const void *caller)
+{
+	int err = errno;
+	void *p;
+
+	if (unlikely(!smp_load_acquire(&malloc_init_done))) {
+		if (!malloc_in_init)
+			malloc_init();
+		if (!smp_load_acquire(&malloc_init_done))
+			return malloc_boot_slow(size, align);
+	}
+	if (size > (size_t)PTRDIFF_MAX) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = arena_alloc(size, align, gfp, fn, caller);
+	if (!p)
+		p = huge_alloc(size, align);	/* sets ENOMEM on failure */
+	if (p)
+		errno = err;
+	return p;
+}
+
+static __always_inline void *malloc_fast(size_t size, gfp_t gfp, const char *fn,
+					 const void *caller)
+{
+	void *p;
+
+	if (likely(size <= MALLOC_SMALL_MAX) && likely(smp_load_acquire(&malloc_ready))) {
+		p = malloc_small(size, gfp);
+		if (likely(p)) {
+			if (likely(live_map_mark(p)))
+				return p;
+			return malloc_mark_slow(p, fn, caller);
+		}
+	}
+	return malloc_slow(size, MALLOC_ALIGN, gfp, fn, caller);
+}
+
+/* ---- freeing ---- */
+
+static __always_inline void malloc_free(void *p, const char *fn, const void *caller)
+{
+	struct folio *folio;
+
+	if (likely(virt_addr_valid(p)) && likely(IS_ALIGNED((unsigned long)p, MALLOC_ALIGN))) {
+		folio = virt_to_folio(p);
+		/* why clear before kfree: once freed, another thread may get it */
+		if (likely(folio_test_slab(folio)) && likely(live_map_clear(p))) {
+			kfree(p);
+			return;
+		}
+	}
+	malloc_free_slow(p, fn, caller);
+}
+
+/* ---- realloc ---- */
+
+/* Keep the block if size fits and wastes at most half of it. */
+static bool realloc_in_place(void *p, const struct malloc_block *blk, size_t size)
+{
+	if (size > blk->usable)
+		return false;
+	switch (blk->kind) {
+	case MALLOC_HUGE:
+		huge_shrink(p, size);
+		return true;
+	case MALLOC_BOOT:
+		return true;
+	default:
+		return blk->usable <= 64 || size > blk->usable / 2;
+	}
+}
+
+static void *malloc_realloc(void *p, size_t size, const char *fn, const void *caller)
+{
+	struct malloc_block blk;
+	void *q;
+
+	malloc_lookup(p, &blk, fn, caller);
+	if (realloc_in_place(p, &blk, size))
+		return p;
+	q = malloc_fast(size, MALLOC_GFP, fn, caller);
+	if (!q)
+		return NULL;
+	memcpy(q, p, min(blk.usable, size));
+	malloc_free(p, fn, caller);
+	return q;
+}
+
+/* ---- aligned allocation ---- */
+
+static void *malloc_aligned(size_t align, size_t size, const char *fn, const void *caller)
+{
+	if (align <= MALLOC_ALIGN)
+		return malloc_fast(size, MALLOC_GFP, fn, caller);
+	return malloc_slow(size, align, MALLOC_GFP, fn, caller);
+}
+
+/* ---- the exported API ---- */
+
+MALLOC_EXPORT void *malloc(size_t size)
+{
+	return malloc_fast(size, MALLOC_GFP, "malloc", MALLOC_CALLER());
+}
+
+MALLOC_EXPORT void free(void *p)
+{
+	int err;
+
+	if (unlikely(!p))
+		return;
+	err = errno;
+	malloc_free(p, "free", MALLOC_CALLER());
+	errno = err;
+}
+
+MALLOC_EXPORT void cfree(void *p)
+{
+	int err;
+
+	if (unlikely(!p))
+		return;
+	err = errno;
+	malloc_free(p, "cfree", MALLOC_CALLER());
+	errno = err;
+}
+
+MALLOC_EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	size_t bytes;
+
+	if (unlikely(__builtin_mul_overflow(nmemb, size, &bytes))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return malloc_fast(bytes, MALLOC_GFP | __GFP_ZERO, "calloc", MALLOC_CALLER());
+}
+
+/* glibc: realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL. */
+MALLOC_EXPORT void *realloc(void *p, size_t size)
+{
+	int err;
+
+	if (!p)
+		return malloc_fast(size, MALLOC_GFP, "realloc", MALLOC_CALLER());
+	if (!size) {
+		err = errno;
+		malloc_free(p, "realloc", MALLOC_CALLER());
+		errno = err;
+		return NULL;
+	}
+	return malloc_realloc(p, size, "realloc", MALLOC_CALLER());
+}
+
+MALLOC_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
+{
+	size_t bytes;
+
+	if (unlikely(__builtin_mul_overflow(nmemb, size, &bytes))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, bytes);
+}
+
+MALLOC_EXPORT int posix_memalign(void **memptr, size_t align, size_t size)
+{
+	int err = errno;
+	void *p;
+
+	if (!is_power_of_2(align) || align < sizeof(void *))
+		return EINVAL;
+	p = malloc_aligned(align, size, "posix_memalign", MALLOC_CALLER());
+	errno = err;	/* why: posix_memalign reports through its result only */
+	if (!p)
+		return ENOMEM;
+	*memptr = p;
+	return 0;
+}
+
+/* C11/glibc 2.38: the alignment must be a power of two (0 is not). */
+MALLOC_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	if (!is_power_of_2(align)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return malloc_aligned(align, size, "aligned_alloc", MALLOC_CALLER());
+}
+
+/* glibc: an alignment that is not a power of two is rounded up to one. */
+MALLOC_EXPORT void *memalign(size_t align, size_t size)
+{
+	if (align > SIZE_MAX / 2 + 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return malloc_aligned(roundup_pow_of_two(align), size, "memalign", MALLOC_CALLER());
+}
+
+MALLOC_EXPORT void *valloc(size_t size)
+{
+	return malloc_aligned(PAGE_SIZE, size, "valloc", MALLOC_CALLER());
+}
+
+/* Whole pages: the size is rounded up to a multiple of the page size. */
+MALLOC_EXPORT void *pvalloc(size_t size)
+{
+	size_t bytes = ALIGN(size, PAGE_SIZE);
+
+	if (unlikely(bytes < size)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return malloc_aligned(PAGE_SIZE, bytes, "pvalloc", MALLOC_CALLER());
+}
+
+MALLOC_EXPORT size_t malloc_usable_size(void *p)
+{
+	struct malloc_block blk;
+
+	if (!p)
+		return 0;
+	malloc_lookup(p, &blk, "malloc_usable_size", MALLOC_CALLER());
+	return blk.usable;
+}
+
+MALLOC_ALIAS(__libc_malloc, malloc);
+MALLOC_ALIAS(__libc_free, free);
+MALLOC_ALIAS(__libc_calloc, calloc);
+MALLOC_ALIAS(__libc_realloc, realloc);
+MALLOC_ALIAS(__libc_memalign, memalign);
+MALLOC_ALIAS(__libc_valloc, valloc);
+MALLOC_ALIAS(__libc_pvalloc, pvalloc);
+MALLOC_ALIAS(__posix_memalign, posix_memalign);

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ptrcheck.c - is this pointer a live block of ours?  The live map, the
+ * validation of every pointer given to free/realloc/malloc_usable_size,
+ * and the report that ends the process when the answer is no.
+ *
+ * 1. Overview.  A pointer is judged before anything it points to is read,
+ *    using only our own metadata:
+ *      misaligned (not a multiple of 16)            -> invalid pointer
+ *      inside the bootstrap buffer                  -> bootstrap chunk
+ *      outside the arena: in huge.c's table         -> huge block
+ *                         freed recently            -> double free
+ *                         else                      -> invalid (stack, global,
+ *                                                      foreign, wild)
+ *      in the arena, section offline                -> invalid
+ *      folio is a slab: live bit set                -> slab object
+ *                       else                        -> double free or interior
+ *      folio is a large kmalloc: not its start      -> interior pointer
+ *                                live bit set       -> large block
+ *                                else               -> double free
+ *      any other page (free, page-allocator user)   -> double free or invalid
+ *    The live map decides "start of a live block" for every size in constant
+ *    time: malloc sets the bit of the block's first granule after the
+ *    allocator hands the block out, free test-and-clears it before handing
+ *    the block back (so a second free, from any thread, finds it clear, and
+ *    the block cannot be reallocated before the bit is cleared).
+ *
+ * 2. Data structures.  live_map.bits: one bit per 16-byte granule of the
+ *    arena, in a reservation of arena/128 bytes committed lazily (the OS
+ *    supplies a page of bits the first time a block in the 512 KiB of arena
+ *    it covers is marked).
+ *
+ * 3. States of a granule's bit: 0 = no live block starts here; 1 = a block
+ *    malloc handed out starts here and has not been freed.
+ *
+ * 4. Lock order: none.  Bits change with atomic RMW instructions only.
+ *
+ * 5. Invariants.  A bit is set only between the allocator returning a block
+ *    and free() giving it back, so it is never set for a free object; the
+ *    bit is always cleared before the block goes back to the allocator.
+ *    If the map could not be reserved (address space too tight), every
+ *    check that needs it passes and the rest still run; this is said once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "malloc_internal.h"
+#include "os/os.h"
+
+struct live_map live_map;
+
+void live_map_init(void)
+{
+	static const char msg[] = "uslab malloc: no address space for the live-object map: "
+		"double-free and interior-pointer checks of small and large blocks are off\n";
+	unsigned long granules, bytes;
+	void *bits;
+
+	if (!memmap.max_pfn)
+		return;		/* no arena: every block is huge, checked by huge.c */
+	granules = (memmap.arena_end - memmap.arena_start) >> MALLOC_ALIGN_SHIFT;
+	bytes = PAGE_ALIGN(DIV_ROUND_UP(granules, 8));
+	bits = os_reserve(bytes, PAGE_SIZE);
+	if (bits && !os_commit(bits, bytes)) {
+		os_release(bits, bytes);
+		bits = NULL;
+	}
+	if (!bits) {
+		os_write_all(2, msg, sizeof(msg) - 1);
+		return;
+	}
+	live_map.bits = bits;
+	live_map.base = memmap.arena_start;
+	live_map.nr_granules = granules;
+}
+
+/* ---- reports ---- */
+
+struct report_buf {
+	char text[1024];	/* the report so far (owned by the reporting thread) */
+	size_t len;		/* bytes used */
+};
+
+static void report_str(struct report_buf *b, const char *s)
+{
+	while (*s && b->len < sizeof(b->text))
+		b->text[b->len++] = *s++;
+}
+
+static void report_hex(struct report_buf *b, unsigned long v)
+{
+	char digits[19];
+	int i;
+
+	digits[0] = '0';
+	digits[1] = 'x';
+	for (i = 0; i < 16; i++)
+		digits[2 + i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 0xf];
+	digits[18] = '\0';
+	report_str(b, digits);
+}
+
+static void report_dec(struct report_buf *b, unsigned long v)
+{
+	char digits[21];
+	int i = 20;
+
+	digits[i] = '\0';
+	do
+		digits[--i] = (char)('0' + v % 10);
+	while ((v /= 10) && i > 0);
+	report_str(b, digits + i);
+}
+
+/*
+ * The report, in the kernel's layout:
+ *	=====...
+ *	BUG malloc-slub: free(): double free or invalid pointer 0x...
+ *	-----...
+ *
+ *	INFO: what was found
+ *	INFO: called from 0x...
+ * then abort().  Built in a stack buffer with no malloc and no stdio, since
+ * the heap may be what is broken.
+ */
+void malloc_report(const char *fn, const void *p, const void *caller,
+		   const char *title, const char *info)
+{
+	static const char rule_eq[] =
+		"=============================================================================\n";
+	static const char rule_dash[] =
+		"-----------------------------------------------------------------------------\n";
+	struct report_buf b = { .len = 0 };
+
+	report_str(&b, rule_eq);
+	report_str(&b, "BUG ");
+	report_str(&b, malloc_name);
+	report_str(&b, ": ");
+	report_str(&b, fn);
+	report_str(&b, "(): ");
+	report_str(&b, title);
+	report_str(&b, " ");
+	report_hex(&b, (unsigned long)p);
+	report_str(&b, "\n");
+	report_str(&b, rule_dash);
+	report_str(&b, "\nINFO: ");
+	report_str(&b, info);
+	report_str(&b, "\nINFO: called from ");
+	report_hex(&b, (unsigned long)caller);
+	report_str(&b, "\nAborting: the heap was not changed\n\n");
+	os_write_all(2, b.text, b.len);
+	abort();
+}
+
+/* Report with an INFO line that names a block: "<what> <dec> <mid> 0x<hex>". */
+static __noreturn __cold void report_block(const char *fn, const void *p, const void *caller,
+		const char *title, const char *what, unsigned long n,
+		const char *mid, const void *start)
+{
+	struct report_buf b = { .len = 0 };
+
+	report_str(&b, what);
+	report_dec(&b, n);
+	report_str(&b, mid);
+	report_hex(&b, (unsigned long)start);
+	b.text[min(b.len, sizeof(b.text) - 1)] = '\0';
+	malloc_report(fn, p, caller, title, b.text);
+}
+
+static __noreturn __cold void report_foreign(const char *fn, const void *p, const void *caller)
+{
+	if (huge_was_freed(p))
+		malloc_report(fn, p, caller, "double free",
+			"the huge block that started here was freed already (double free)");
+	malloc_report(fn, p, caller, "invalid pointer",
+		"it is not in the heap and is no block this malloc mapped: a pointer to "
+		"the stack, a global, another mapping or a wild address");
+}
+
+static __noreturn __cold void report_misaligned(const char *fn, const void *p, const void *caller)
+{
+	malloc_report(fn, p, caller, "invalid pointer",
+		"misaligned: every block this malloc hands out starts on a 16-byte boundary, "
+		"so this points into the middle of one, or was never allocated");
+}
+
+static __noreturn __cold void report_slab_not_live(const char *fn, const void *p,
+		const void *caller, const struct folio *folio)
+{
+	report_block(fn, p, caller, "double free or invalid pointer",
+		"no live block starts here: it was freed already (double free), or it "
+		"points into the middle of an object; the slab is order ",
+		folio_order(folio), " at ", folio_address(folio));
+}
+
+static __noreturn __cold void report_large_interior(const char *fn, const void *p,
+		const void *caller, const struct folio *folio)
+{
+	report_block(fn, p, caller, "invalid pointer",
+		"it points into the middle of a block: ",
+		(unsigned long)((const char *)p - (const char *)folio_address(folio)),
+		" bytes past the start of the large block at ", folio_address(folio));
+}
+
+static __noreturn __cold void report_large_not_live(const char *fn, const void *p,
+		const void *caller)
+{
+	malloc_report(fn, p, caller, "double free or invalid pointer",
+		"the large block that started here was freed already (double free)");
+}
+
+static __noreturn __cold void report_page_not_block(const char *fn, const void *p,
+		const void *caller)
+{
+	malloc_report(fn, p, caller, "double free or invalid pointer",
+		"it lies in heap memory that holds no allocated block: the block was "
+		"freed already (double free), or the pointer was never allocated");
+}
+
+void *malloc_mark_slow(void *p, const char *fn, const void *caller)
+{
+	if (!live_map.bits)
+		return p;	/* map disabled: nothing to check against */
+	if ((unsigned long)p - live_map.base >= live_map.nr_granules << MALLOC_ALIGN_SHIFT)
+		malloc_report(fn, p, caller, "allocator returned a bad block",
+			"the slab allocator handed out an address outside the heap: "
+			"its free list is corrupted");
+	malloc_report(fn, p, caller, "allocator returned a live block",
+		"the slab allocator handed out a block that is still allocated: "
+		"its free list is corrupted (a write after free?)");
+}
+
+/* ---- validation ---- */
+
+/* p lies outside the arena, or in a part of it that is not online. */
+static void lookup_outside(void *p, struct malloc_block *blk, const char *fn,
+			   const void *caller)
+{
+	if (malloc_boot_owns(p)) {
+		blk->kind = MALLOC_BOOT;
+		blk->usable = malloc_boot_usable(p);
+		return;
+	}
+	blk->kind = MALLOC_HUGE;
+	blk->usable = huge_usable(p);
+	if (!blk->usable)
+		report_foreign(fn, p, caller);
+}
+
+/* Is the bit live?  With the map disabled, everything is. */
+static bool live_or_unknown(const void *p)
+{
+	return !live_map.bits || live_map_test(p);
+}
+
+void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void *caller)
+{
+	struct folio *folio;
+
+	if (unlikely(!IS_ALIGNED((unsigned long)p, MALLOC_ALIGN)))
+		report_misaligned(fn, p, caller);
+	if (!virt_addr_valid(p))
+		return lookup_outside(p, blk, fn, caller);
+	folio = virt_to_folio(p);
+	blk->folio = folio;
+	if (folio_test_slab(folio)) {
+		if (!live_or_unknown(p))
+			report_slab_not_live(fn, p, caller, folio);
+		blk->kind = MALLOC_SLAB;
+		blk->usable = __ksize(p);
+		return;
+	}
+	if (!folio_test_large_kmalloc(folio))
+		report_page_not_block(fn, p, caller);
+	if (p != folio_address(folio))
+		report_large_interior(fn, p, caller, folio);
+	if (!live_or_unknown(p))
+		report_large_not_live(fn, p, caller);
+	blk->kind = MALLOC_LARGE;
+	blk->usable = folio_size(folio);
+}
+
+/* Clear p's bit, or report why p is not a live block. */
+static void free_claim(void *p, const char *fn, const void *caller,
+		       void (*report)(const char *, const void *, const void *))
+{
+	if (unlikely(!live_map_clear(p)) && live_map.bits)
+		report(fn, p, caller);
+}
+
+static void free_outside(void *p, const char *fn, const void *caller)
+{
+	if (malloc_boot_owns(p))
+		return;		/* bootstrap chunks are never reused */
+	if (!huge_free(p))
+		report_foreign(fn, p, caller);
+}
+
+void malloc_free_slow(void *p, const char *fn, const void *caller)
+{
+	struct folio *folio;
+
+	if (!IS_ALIGNED((unsigned long)p, MALLOC_ALIGN))
+		report_misaligned(fn, p, caller);
+	if (!virt_addr_valid(p))
+		return free_outside(p, fn, caller);
+	folio = virt_to_folio(p);
+	if (folio_test_slab(folio)) {
+		if (unlikely(!live_map_clear(p)) && live_map.bits)
+			report_slab_not_live(fn, p, caller, folio);
+		kfree(p);
+		return;
+	}
+	if (!folio_test_large_kmalloc(folio))
+		report_page_not_block(fn, p, caller);
+	if (p != folio_address(folio))
+		report_large_interior(fn, p, caller, folio);
+	free_claim(p, fn, caller, report_large_not_live);
+	free_large_kmalloc(folio, p);
+}

@@ -1,0 +1,1150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slob.c - SLOB, the simple list-of-blocks allocator of Linux 5.17, in user
+ * space: the least memory, one lock, no per-CPU state.
+ *
+ * How SLOB works
+ *
+ * 1. Overview.  SLOB carves order-0 pages of the page allocator into blocks
+ *    measured in 2-byte units.  Every request below a page -- kmalloc and
+ *    every kmem_cache alike -- is served first fit from a page that has
+ *    room; the pages themselves are shared by all caches.  Requests of a
+ *    page or more go straight to the page allocator.  A kmalloc object
+ *    carries a small header with its size (kfree must know it); a cache
+ *    object carries nothing, the cache supplies the size on free.
+ *
+ * 2. Data structures.
+ *    - slob_t: one unit (a signed 16-bit slobidx_t).  A free block of two
+ *      units or more holds its size in unit 0 and, in unit 1, the offset in
+ *      units from the page start of the next free block; a 1-unit free
+ *      block holds the negated offset of the next one.  The last free block
+ *      of a page points at the page end (offset 2048, i.e. 0 mod page).
+ *      Free blocks of a page form a singly linked list in address order.
+ *    - struct slab (slob_def.h), overlaying the page's struct page:
+ *      freelist = first free block, units = free units in the page,
+ *      slab_list = link on one of the three lists below.
+ *    - free_slob_small / free_slob_medium / free_slob_large: pages with free
+ *      units, searched for requests below 256 B / below 1 KiB / below a
+ *      page.  A page on a list carries PG_slob_free.
+ *    - kmalloc header: a kmalloc object sits SLOB_KMALLOC_MINALIGN (8)
+ *      bytes after the start of its block; the first 4 bytes of the block
+ *      hold the requested size (the 5.17 layout) and the next 4 its
+ *      complement (a uslab check word, in what was padding).
+ *
+ * 3. States of a slob page.
+ *
+ *      state      PG_slab PG_slob_free  slab_list   units       freelist
+ *      listed        1         1        on a list   1..2047     first free block
+ *      full          1         0        unlinked    0           NULL
+ *      freeing       1         0        unlinked    2048        NULL
+ *      (freed)       0         0        page allocator's again
+ *
+ *    A new page enters "listed" with one free block of 2048 units and is
+ *    allocated from at once.  An allocation that takes the last free unit
+ *    makes it "full"; a free into a full page makes it "listed" again, on
+ *    the list chosen by the size of that block.  A free that leaves no unit
+ *    allocated takes it off its list ("freeing") and gives it straight back
+ *    to the page allocator once the lock is dropped.
+ *
+ * 4. Lock order.  slab_mutex (slab_common.c) -> slob_lock -> the page
+ *    allocator's locks.  slob_lock guards the three lists, every field of
+ *    every slob page, the free blocks inside them, and the allocation
+ *    counters; pages are obtained and freed outside it.  For fork(),
+ *    slob_lock is registered at FORK_RANK_SLOB (between slab_mutex and the
+ *    page allocator's locks, as above).
+ *
+ * 5. Invariants (under slob_lock).
+ *    - PG_slob_free <=> the page is on exactly one list <=> 0 < units < 2048.
+ *    - units == the sum of the sizes of the page's free blocks.
+ *    - free blocks lie inside their page, in strictly increasing address
+ *      order, and never touch: two adjacent free blocks are always merged.
+ *    - after an allocation succeeds on a listed page, that page is searched
+ *      first next time (next fit across pages: the list is rotated).
+ *    - a kmalloc object's header holds size, ~size while it is allocated.
+ *
+ * 6. Checks.  Linux's SLOB had no debugging; uslab's checks every free,
+ *    cheaply, under slob_lock: the pointer must lie in the arena and in a
+ *    slob page (or be a page-backed object or large kmalloc), be aligned as
+ *    its allocation was, not overlap any free block of its page (a start
+ *    inside a free block is a double free), not free more units than the
+ *    page has allocated, and, for kfree, carry a consistent header.  A
+ *    failed check prints "slob: <what> of object 0x... (size N) ..." and
+ *    aborts.  The walk of the page's free list that does this also checks
+ *    the list itself.
+ *
+ * 7. Differences from Linux 5.17.  kfree/kmem_cache_free check as above;
+ *    the kmalloc header has a check word; caches count their objects, so
+ *    destroying a cache with live objects is refused and SLOB has a
+ *    slabinfo equivalent (uslab_slob_show_info, docs/slob-info.md).
+ *    SLAB_TYPESAFE_BY_RCU keeps the kernel's struct slob_rcu footer in the
+ *    object size, but uslab has no RCU yet, so such objects are freed at
+ *    once instead of after a grace period.  Page-backed cache objects are
+ *    compound blocks (so their folio knows its order).  A node asked for
+ *    is a preference, as in SLUB: when no listed page of that node has
+ *    room, any listed page may serve the request before a new page is
+ *    taken (unless __GFP_THISNODE), so that asking for a node without
+ *    memory does not cost a page per request.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uslab/slobinfo.h>
+#include "slab.h"
+
+/* ---- units and the in-page block encoding ---- */
+
+typedef int16_t slobidx_t;	/* a size or an offset in units (PAGE_SIZE <= 64 KiB) */
+
+typedef struct slob_block {
+	slobidx_t units;	/* see section 2 above */
+} slob_t;
+
+#define SLOB_UNIT		((long)sizeof(slob_t))
+#define SLOB_UNITS(size)	((long)DIV_ROUND_UP((size_t)(size), (size_t)SLOB_UNIT))
+#define SLOB_PAGE_UNITS		((long)(PAGE_SIZE / SLOB_UNIT))
+_Static_assert(PAGE_SIZE / sizeof(slob_t) <= INT16_MAX, "page offsets must fit a slobidx_t");
+_Static_assert(SLOB_UNIT == USLAB_SLOB_UNIT, "slobinfo.h must agree on the unit");
+
+#define SLOB_BREAK1		256	/* below: free_slob_small */
+#define SLOB_BREAK2		1024	/* below: free_slob_medium, else free_slob_large */
+
+/* kmalloc: max(ARCH_KMALLOC_MINALIGN, ARCH_SLAB_MINALIGN) header bytes. */
+#define SLOB_KMALLOC_MINALIGN						\
+	(ARCH_KMALLOC_MINALIGN > ARCH_SLAB_MINALIGN ? ARCH_KMALLOC_MINALIGN : ARCH_SLAB_MINALIGN)
+#define SLOB_MINALIGN		((unsigned long)SLOB_KMALLOC_MINALIGN)
+_Static_assert(SLOB_KMALLOC_MINALIGN >= 2 * sizeof(unsigned int), "header holds two words");
+
+/*
+ * The kernel's RCU footer at the end of a SLAB_TYPESAFE_BY_RCU object.  Its
+ * size is reserved in every such object; nothing writes it until uslab has
+ * RCU (see section 7 above).
+ */
+struct slob_rcu {
+	struct rcu_head head;	/* call_rcu() link */
+	int size;		/* bytes to free after the grace period */
+};
+
+static LIST_HEAD(free_slob_small);	/* pages for requests < SLOB_BREAK1 (slob_lock) */
+static LIST_HEAD(free_slob_medium);	/* pages for requests < SLOB_BREAK2 (slob_lock) */
+static LIST_HEAD(free_slob_large);	/* pages for larger requests (slob_lock) */
+static DEFINE_SPINLOCK(slob_lock);	/* everything in section 4 above */
+
+static struct slob_stat kmalloc_stat;	/* kmalloc objects below a page (slob_lock) */
+static unsigned long nr_slob_pages;	/* pages with PG_slab held by SLOB (slob_lock) */
+
+const char *const allocator_name = "slob";
+
+static slob_t *slob_page_base(const slob_t *s)
+{
+	return (slob_t *)((unsigned long)s & PAGE_MASK);
+}
+
+/* Encode the free block s: size units, followed (in the list) by next. */
+static void set_slob(slob_t *s, long size, slob_t *next)
+{
+	long offset = next - slob_page_base(s);
+
+	if (size > 1) {
+		s[0].units = (slobidx_t)size;
+		s[1].units = (slobidx_t)offset;
+	} else {
+		s[0].units = (slobidx_t)-offset;
+	}
+}
+
+static long slob_units(const slob_t *s)
+{
+	return s->units > 0 ? s->units : 1;
+}
+
+static slob_t *slob_next(const slob_t *s)
+{
+	long next = s[0].units < 0 ? -s[0].units : s[1].units;
+
+	return slob_page_base(s) + next;
+}
+
+/* Is s the last free block of its page (its next is the page end)? */
+static bool slob_last(const slob_t *s)
+{
+	return ((unsigned long)slob_next(s) & ~PAGE_MASK) == 0;
+}
+
+static long slob_offset(const void *p)
+{
+	return (long)(((unsigned long)p & ~PAGE_MASK) / SLOB_UNIT);
+}
+
+/* ---- the three lists ---- */
+
+static struct list_head *slob_list_for(size_t size)
+{
+	if (size < SLOB_BREAK1)
+		return &free_slob_small;
+	if (size < SLOB_BREAK2)
+		return &free_slob_medium;
+	return &free_slob_large;
+}
+
+/*
+ * List operations on the three lists.  A page's slab_list.next overlays
+ * page->compound_head, which kfree() and kmem_cache_free() read without
+ * slob_lock (virt_to_folio) to tell a head page from a tail page.  Every
+ * store to a next pointer is therefore WRITE_ONCE: the unlocked reader sees
+ * the old or the new pointer, both with bit 0 clear (the kernel's list.h
+ * does the same).
+ */
+static void slob_list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
+{
+	next->prev = n;
+	n->prev = prev;
+	WRITE_ONCE(n->next, next);
+	WRITE_ONCE(prev->next, n);
+}
+
+static void slob_list_unlink(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	WRITE_ONCE(e->prev->next, e->next);
+}
+
+/* Make the list head point at e first: the next search starts there. */
+static void slob_list_rotate_to_front(struct list_head *e, struct list_head *head)
+{
+	slob_list_unlink(head);
+	slob_list_link(head, e->prev, e);
+}
+
+static bool slob_page_free(const struct slab *sp)
+{
+	return PageSlobFree(slab_page(sp));
+}
+
+static void set_slob_page_free(struct slab *sp, struct list_head *list)
+{
+	slob_list_link(&sp->slab_list, list, list->next);
+	__SetPageSlobFree(slab_page(sp));
+}
+
+static void clear_slob_page_free(struct slab *sp)
+{
+	slob_list_unlink(&sp->slab_list);
+	WRITE_ONCE(sp->slab_list.next, LIST_POISON1);
+	sp->slab_list.prev = LIST_POISON2;
+	__ClearPageSlobFree(slab_page(sp));
+}
+
+/* ---- reports ---- */
+
+/* A misuse was detected: "slob: <message>" on stderr, then abort.  The report
+ * never allocates, so it is safe with slob_lock held. */
+#define slob_bug(fmt, ...)						\
+	do {								\
+		slab_printk("slob: " fmt "\n", __VA_ARGS__);		\
+		abort();						\
+	} while (0)
+
+/* What a free is about, for the reports. */
+struct slob_free_ctx {
+	const void *object;	/* the pointer the caller passed */
+	size_t size;		/* bytes it claims, 0 if unknown */
+	const char *cache;	/* cache name, or "kmalloc" */
+};
+
+static __cold __noreturn void slob_double_free(const struct slob_free_ctx *x,
+		const slob_t *f)
+{
+	slob_bug("double free of object 0x%lx (size %zu) in %s: it lies in free block 0x%lx "
+		 "(%ld bytes) of slob page 0x%lx", (unsigned long)x->object, x->size, x->cache,
+		 (unsigned long)f, slob_units(f) * SLOB_UNIT, (unsigned long)slob_page_base(f));
+}
+
+static __cold __noreturn void slob_bad_free(const struct slob_free_ctx *x, const char *why)
+{
+	slob_bug("invalid free of object 0x%lx (size %zu) in %s: %s",
+		 (unsigned long)x->object, x->size, x->cache, why);
+}
+
+static __cold __noreturn void slob_corrupt_list(const slob_t *f)
+{
+	slob_bug("free list of slob page 0x%lx is corrupted at block 0x%lx (unit %d)",
+		 (unsigned long)slob_page_base(f), (unsigned long)f, f->units);
+}
+
+/* ---- checks on free (slob_lock held) ---- */
+
+/* Next free block after f, aborting if the list leaves the page or goes back. */
+static slob_t *slob_next_checked(const slob_t *f)
+{
+	slob_t *next = slob_next(f);
+
+	if (next < f + slob_units(f) || next > slob_page_base(f) + SLOB_PAGE_UNITS)
+		slob_corrupt_list(f);
+	return next;
+}
+
+/* The free block of sp containing b, or NULL. */
+static slob_t *slob_find_free(const struct slab *sp, const slob_t *b)
+{
+	slob_t *f;
+
+	if (!sp->units)
+		return NULL;
+	for (f = sp->freelist; f <= b; f = slob_next_checked(f)) {
+		if (b < f + slob_units(f))
+			return f;
+		if (slob_last(f))
+			break;
+	}
+	return NULL;
+}
+
+/* Abort unless [b, b + units) can be freed: inside sp, allocated, no free block in it. */
+static void slob_check_free(const struct slab *sp, slob_t *b, long units,
+		const struct slob_free_ctx *x)
+{
+	slob_t *f;
+
+	if (((unsigned long)b & (SLOB_UNIT - 1)) || slob_offset(b) + units > SLOB_PAGE_UNITS)
+		slob_bad_free(x, "it does not fit in its slob page");
+	if (sp->units + units > SLOB_PAGE_UNITS)
+		slob_bad_free(x, "its slob page has fewer units allocated");
+	if (!sp->units)
+		return;
+	for (f = sp->freelist; f < b + units; f = slob_next_checked(f)) {
+		if (f <= b && b < f + slob_units(f))
+			slob_double_free(x, f);
+		if (b < f)
+			slob_bad_free(x, "it overlaps a free block (wrong size or cache?)");
+		if (slob_last(f))
+			return;
+	}
+}
+
+/* ---- allocation inside one page (slob_lock held) ---- */
+
+/* Units to skip at cur so that cur + skip + align_offset is align-aligned. */
+static long slob_align_delta(const slob_t *cur, unsigned long align, unsigned long align_offset)
+{
+	unsigned long aligned;
+
+	if (!align)
+		return 0;
+	aligned = ALIGN((unsigned long)cur + align_offset, align) - align_offset;
+	return (long)((aligned - (unsigned long)cur) / SLOB_UNIT);
+}
+
+/* Split free block cur into a free head of delta units and the rest; return the rest. */
+static slob_t *slob_split_head(slob_t *cur, long delta)
+{
+	slob_t *rest = cur + delta;
+
+	set_slob(rest, slob_units(cur) - delta, slob_next(cur));
+	set_slob(cur, delta, rest);
+	return rest;
+}
+
+/* Take units from the start of free block cur; prev is the free block before it. */
+static void slob_take(struct slab *sp, slob_t *prev, slob_t *cur, long units)
+{
+	slob_t *next = slob_next(cur);
+	long avail = slob_units(cur);
+
+	if (avail > units) {	/* the tail stays free */
+		set_slob(cur + units, avail - units, next);
+		next = cur + units;
+	}
+	if (prev)
+		set_slob(prev, slob_units(prev), next);
+	else
+		sp->freelist = next;
+	sp->units -= units;
+}
+
+/*
+ * First fit of size bytes in sp, aligned as asked.  Returns the block or
+ * NULL; *removed tells whether the page became full and left its list.
+ */
+static slob_t *slob_page_alloc(struct slab *sp, size_t size, unsigned long align,
+		unsigned long align_offset, bool *removed)
+{
+	long units = SLOB_UNITS(size);
+	slob_t *prev = NULL, *cur;
+
+	*removed = false;
+	for (cur = sp->freelist; ; prev = cur, cur = slob_next(cur)) {
+		long delta = slob_align_delta(cur, align, align_offset);
+
+		if (slob_units(cur) >= units + delta) {
+			if (delta) {	/* the head fragment stays a free block */
+				prev = cur;
+				cur = slob_split_head(cur, delta);
+			}
+			slob_take(sp, prev, cur, units);
+			if (!sp->units) {
+				sp->freelist = NULL;
+				clear_slob_page_free(sp);
+				*removed = true;
+			}
+			return cur;
+		}
+		if (slob_last(cur))
+			return NULL;
+	}
+}
+
+/* ---- allocation across pages ---- */
+
+static void slob_stat_alloc(struct slob_stat *st)
+{
+	st->allocs++;
+	st->high = max(st->high, st->allocs - st->frees);
+}
+
+static void slob_stat_free(struct slob_stat *st)
+{
+	st->frees++;
+}
+
+/* Search one list for room (slob_lock held); next fit: rotate to the page used. */
+static slob_t *slob_alloc_listed(struct list_head *slob_list, size_t size,
+		unsigned long align, int node, unsigned long align_offset)
+{
+	struct slab *sp;
+	bool removed;
+	slob_t *b;
+
+	list_for_each_entry(sp, slob_list, slab_list) {
+		if (node != NUMA_NO_NODE && slab_nid(sp) != node)
+			continue;
+		if (sp->units < SLOB_UNITS(size))	/* not enough room in total */
+			continue;
+		b = slob_page_alloc(sp, size, align, align_offset, &removed);
+		if (!b)
+			continue;
+		/* Start the next search here (Knuth vol. 1, 2.5): less fragmentation. */
+		if (!removed && sp->slab_list.prev != slob_list)
+			slob_list_rotate_to_front(&sp->slab_list, slob_list);
+		return b;
+	}
+	return NULL;
+}
+
+static struct page *slob_new_pages(gfp_t gfp, unsigned int order, int node)
+{
+	return alloc_pages_node(node, gfp, order);
+}
+
+/* A fresh page becomes a listed slob page; size bytes are allocated from it. */
+static noinline slob_t *slob_alloc_new_page(struct list_head *slob_list, size_t size,
+		gfp_t gfp, unsigned long align, int node, unsigned long align_offset,
+		struct slob_stat *st)
+{
+	struct page *page = slob_new_pages(gfp & ~__GFP_ZERO, 0, node);
+	struct folio *folio;
+	struct slab *sp;
+	bool removed;
+	slob_t *b;
+
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	__folio_set_slab(folio);
+	sp = folio_slab(folio);
+	b = slab_address(sp);
+
+	spin_lock(&slob_lock);
+	sp->units = SLOB_PAGE_UNITS;
+	sp->freelist = b;
+	set_slob(b, SLOB_PAGE_UNITS, b + SLOB_PAGE_UNITS);
+	set_slob_page_free(sp, slob_list);
+	nr_slob_pages++;
+	b = slob_page_alloc(sp, size, align, align_offset, &removed);
+	if (!b)		/* callers never ask for more than a fresh page holds */
+		slob_bug("internal error: %zu bytes (align %lu) do not fit a fresh page",
+			 size, align);
+	slob_stat_alloc(st);
+	spin_unlock(&slob_lock);
+	return b;
+}
+
+/*
+ * Allocate size (< PAGE_SIZE) bytes so that block + align_offset is aligned
+ * to align (a power of two, or 0 for none); count it in st.
+ */
+static void *slob_alloc(size_t size, gfp_t gfp, unsigned long align, int node,
+		unsigned long align_offset, struct slob_stat *st)
+{
+	struct list_head *slob_list = slob_list_for(size);
+	slob_t *b;
+
+	spin_lock(&slob_lock);
+	b = slob_alloc_listed(slob_list, size, align, node, align_offset);
+	/* A node is a preference: a node without memory has no pages to match. */
+	if (!b && node != NUMA_NO_NODE && !(gfp & __GFP_THISNODE))
+		b = slob_alloc_listed(slob_list, size, align, NUMA_NO_NODE, align_offset);
+	if (b)
+		slob_stat_alloc(st);
+	spin_unlock(&slob_lock);
+	if (!b)
+		b = slob_alloc_new_page(slob_list, size, gfp, align, node, align_offset, st);
+	if (b && (gfp & __GFP_ZERO))
+		memset(b, 0, size);
+	return b;
+}
+
+/* ---- free (slob_lock held) ---- */
+
+/* Free units at b into sp, which has free blocks: address order, merge both sides. */
+static void slob_insert(struct slab *sp, slob_t *b, long units)
+{
+	slob_t *prev = sp->freelist, *next;
+
+	if (b < prev) {
+		if (b + units == prev) {
+			units += slob_units(prev);
+			prev = slob_next(prev);
+		}
+		set_slob(b, units, prev);
+		sp->freelist = b;
+		return;
+	}
+	for (next = slob_next(prev); b > next; next = slob_next(prev))
+		prev = next;
+	if (!slob_last(prev) && b + units == next) {
+		units += slob_units(next);
+		next = slob_next(next);
+	}
+	set_slob(b, units, next);
+	if (prev + slob_units(prev) == b)
+		set_slob(prev, slob_units(prev) + units, next);
+	else
+		set_slob(prev, slob_units(prev), b);
+}
+
+/*
+ * Give size bytes at b back to sp.  Returns true if the page has nothing
+ * allocated any more: it is then off its list, and the caller frees it
+ * after dropping slob_lock.
+ */
+static bool slob_free_locked(struct slab *sp, slob_t *b, size_t size)
+{
+	long units = SLOB_UNITS(size);
+
+	if (sp->units + units == SLOB_PAGE_UNITS) {
+		if (slob_page_free(sp))
+			clear_slob_page_free(sp);
+		sp->units = SLOB_PAGE_UNITS;	/* "freeing": a racing bad free is refused */
+		sp->freelist = NULL;
+		nr_slob_pages--;
+		return true;
+	}
+	if (!slob_page_free(sp)) {	/* was full: b is its only free block */
+		sp->units = units;
+		sp->freelist = b;
+		set_slob(b, units, slob_page_base(b) + SLOB_PAGE_UNITS);
+		set_slob_page_free(sp, slob_list_for(size));
+		return false;
+	}
+	sp->units += units;
+	slob_insert(sp, b, units);
+	return false;
+}
+
+/* The page left SLOB under slob_lock; hand it back to the page allocator. */
+static void slob_free_slab(struct slab *sp)
+{
+	struct folio *folio = slab_folio(sp);
+
+	__folio_clear_slab(folio);
+	__free_pages(folio_page(folio, 0), 0);
+}
+
+/* Free size bytes at b in slob page sp, after the checks; count it in st. */
+static void slob_free(struct slab *sp, slob_t *b, size_t size, struct slob_stat *st,
+		const struct slob_free_ctx *x)
+{
+	bool empty;
+
+	spin_lock(&slob_lock);
+	slob_check_free(sp, b, SLOB_UNITS(size), x);
+	empty = slob_free_locked(sp, b, size);
+	slob_stat_free(st);
+	spin_unlock(&slob_lock);
+	if (empty)
+		slob_free_slab(sp);
+}
+
+/* ---- kmalloc ---- */
+
+static void *slob_kmalloc(size_t size, gfp_t gfp, int node)
+{
+	unsigned long align = SLOB_MINALIGN;
+	unsigned int *m;
+
+	if (unlikely(!size))
+		return ZERO_SIZE_PTR;
+	if (is_power_of_2(size))	/* power-of-two sizes are aligned to their size */
+		align = max(align, (unsigned long)size);
+	m = slob_alloc(size + SLOB_MINALIGN, gfp, align, node, SLOB_MINALIGN, &kmalloc_stat);
+	if (!m)
+		return NULL;
+	m[0] = (unsigned int)size;
+	m[1] = ~(unsigned int)size;
+	return (char *)m + SLOB_MINALIGN;
+}
+
+void *__kmalloc_node(size_t size, gfp_t gfp, int node)
+{
+	slab_ensure_init();
+	if (unlikely(gfp & GFP_SLAB_BUG_MASK))
+		gfp = kmalloc_fix_flags(gfp);
+	if (size < PAGE_SIZE - SLOB_MINALIGN)
+		return slob_kmalloc(size, gfp, node);
+	return kmalloc_large_node(size, gfp, node);
+}
+EXPORT_SYMBOL(__kmalloc_node);
+
+void *__kmalloc(size_t size, gfp_t gfp)
+{
+	return __kmalloc_node(size, gfp, NUMA_NO_NODE);
+}
+EXPORT_SYMBOL(__kmalloc);
+
+/* The size in the kmalloc header at m, or 0 if the header is not consistent. */
+static size_t slob_kmalloc_size(const unsigned int *m)
+{
+	if (m[0] != ~m[1] || !m[0] || m[0] >= PAGE_SIZE - SLOB_MINALIGN)
+		return 0;
+	return m[0];
+}
+
+/* Size of the kmalloc object at obj in sp (slob_lock held); aborts if it is none. */
+static size_t slob_kmalloc_size_checked(const struct slab *sp, const void *obj)
+{
+	const unsigned int *m = (const unsigned int *)((const char *)obj - SLOB_MINALIGN);
+	struct slob_free_ctx x = { obj, 0, "kmalloc" };
+	size_t size = slob_kmalloc_size(m);
+	slob_t *f;
+
+	if (likely(size))
+		return size;
+	f = slob_find_free(sp, (const slob_t *)m);
+	if (f) {	/* freeing wrote the encoding over m[0]; m[1] survives */
+		unsigned int old = ~m[1];
+
+		x.size = old < PAGE_SIZE ? old : 0;
+		slob_double_free(&x, f);
+	}
+	slob_bug("invalid free of object 0x%lx in kmalloc: its size header is corrupted "
+		 "(0x%08x 0x%08x): not a kmalloc pointer, or the bytes before it were overwritten",
+		 (unsigned long)obj, m[0], m[1]);
+}
+
+static void slob_check_kmalloc_pointer(const void *obj)
+{
+	struct slob_free_ctx x = { obj, 0, "kmalloc" };
+
+	if (!IS_ALIGNED((unsigned long)obj, SLOB_MINALIGN) ||
+	    ((unsigned long)obj & ~PAGE_MASK) < SLOB_MINALIGN)
+		slob_bad_free(&x, "not where a kmalloc object can start");
+}
+
+static void slob_kfree(struct slab *sp, const void *obj)
+{
+	slob_t *m = (slob_t *)((char *)obj - SLOB_MINALIGN);
+	struct slob_free_ctx x = { obj, 0, "kmalloc" };
+	bool empty;
+
+	slob_check_kmalloc_pointer(obj);
+	spin_lock(&slob_lock);
+	x.size = slob_kmalloc_size_checked(sp, obj);
+	slob_check_free(sp, m, SLOB_UNITS(x.size + SLOB_MINALIGN), &x);
+	empty = slob_free_locked(sp, m, x.size + SLOB_MINALIGN);
+	slob_stat_free(&kmalloc_stat);
+	spin_unlock(&slob_lock);
+	if (empty)
+		slob_free_slab(sp);
+}
+
+static __cold __noreturn void slob_wild_pointer(const char *fn, const void *obj)
+{
+	slob_bug("%s of 0x%lx: not an address of this heap", fn, (unsigned long)obj);
+}
+
+void kfree(const void *object)
+{
+	struct folio *folio;
+
+	if (unlikely(ZERO_OR_NULL_PTR(object)))
+		return;
+	if (unlikely(!virt_addr_valid(object)))
+		slob_wild_pointer("kfree", object);
+	folio = virt_to_folio(object);
+	if (likely(folio_test_slab(folio)))
+		slob_kfree(folio_slab(folio), object);
+	else
+		free_large_kmalloc(folio, (void *)object);
+}
+EXPORT_SYMBOL(kfree);
+
+size_t __ksize(const void *object)
+{
+	struct folio *folio;
+	size_t size;
+
+	if (unlikely(ZERO_OR_NULL_PTR(object)))
+		return 0;
+	if (unlikely(!virt_addr_valid(object)))
+		slob_wild_pointer("ksize", object);
+	folio = virt_to_folio(object);
+	if (unlikely(!folio_test_slab(folio)))
+		return folio_size(folio);
+	slob_check_kmalloc_pointer(object);
+	size = slob_kmalloc_size((const unsigned int *)((const char *)object - SLOB_MINALIGN));
+	if (!size)
+		slob_bug("ksize of 0x%lx: not a live kmalloc object (size header 0x%08x 0x%08x)",
+			 (unsigned long)object, ((const unsigned int *)object)[-2],
+			 ((const unsigned int *)object)[-1]);
+	return (size_t)SLOB_UNITS(size) * SLOB_UNIT;
+}
+
+/* ---- kmem_cache ---- */
+
+/* The cache struct kmem_cache comes from; SLOB has no other boot cache. */
+static struct kmem_cache kmem_cache_boot;
+
+static void __attribute__((constructor)) slob_constructor(void)
+{
+	fork_lock_register(&slob_lock.m, FORK_RANK_SLOB);
+}
+
+/* Called once by slab_init_slow(); no kmalloc caches under SLOB. */
+void kmem_cache_init(void)
+{
+	create_boot_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache),
+			  SLAB_PANIC, 0, 0);
+	kmem_cache = &kmem_cache_boot;
+	mutex_lock(&slab_mutex);
+	list_add(&kmem_cache_boot.list, &slab_caches);
+	mutex_unlock(&slab_mutex);
+	WRITE_ONCE(slab_state, UP);
+}
+
+static unsigned long slob_cache_align(const struct kmem_cache *c)
+{
+	return max((unsigned long)c->align, (unsigned long)ARCH_SLAB_MINALIGN);
+}
+
+/* Largest alignment objects of this size can be given (order-0 pages, or blocks). */
+static unsigned long slob_max_align(unsigned int size)
+{
+	return size < PAGE_SIZE ? PAGE_SIZE : PAGE_SIZE << get_order(size);
+}
+
+int __kmem_cache_create(struct kmem_cache *c, slab_flags_t flags)
+{
+	if (!c->size || !is_power_of_2(slob_cache_align(c)))
+		return -EINVAL;
+	if (flags & SLAB_TYPESAFE_BY_RCU) {	/* room for the RCU footer */
+		if (c->size > UINT_MAX - sizeof(struct slob_rcu))
+			return -EINVAL;
+		c->size += sizeof(struct slob_rcu);
+	}
+	if (c->size >= PAGE_SIZE && get_order(c->size) >= MAX_ORDER)
+		return -E2BIG;
+	if (slob_cache_align(c) > slob_max_align(c->size))
+		return -EINVAL;
+	c->flags = flags;
+	memset(&c->stat, 0, sizeof(c->stat));
+	return 0;
+}
+
+static unsigned long slob_cache_active(struct kmem_cache *c)
+{
+	unsigned long active;
+
+	spin_lock(&slob_lock);
+	active = c->stat.allocs - c->stat.frees;
+	spin_unlock(&slob_lock);
+	return active;
+}
+
+/* SLOB keeps no per-cache memory: the cache can go once its objects have. */
+int __kmem_cache_shutdown(struct kmem_cache *c)
+{
+	return slob_cache_active(c) ? -EBUSY : 0;
+}
+
+void __kmem_cache_release(struct kmem_cache *c)
+{
+	(void)c;	/* nothing held per cache */
+}
+
+/* Empty pages are freed at once, so only live objects keep pages. */
+int __kmem_cache_shrink(struct kmem_cache *c)
+{
+	return slob_cache_active(c) ? 1 : 0;
+}
+
+struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags, void (*ctor)(void *))
+{
+	(void)name, (void)size, (void)align, (void)flags, (void)ctor;
+	return NULL;	/* SLOB never merges caches */
+}
+
+slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, const char *name)
+{
+	(void)object_size, (void)name;
+	return flags;	/* no debug options under SLOB */
+}
+
+static void slob_count_locked(struct slob_stat *st, bool alloc)
+{
+	spin_lock(&slob_lock);
+	if (alloc)
+		slob_stat_alloc(st);
+	else
+		slob_stat_free(st);
+	spin_unlock(&slob_lock);
+}
+
+/* Objects of a page or more: a block of their own. */
+static void *slob_cache_alloc_pages(struct kmem_cache *c, gfp_t flags, int node)
+{
+	unsigned int order = get_order(c->size);
+	struct page *page = slob_new_pages(flags | (order ? __GFP_COMP : 0), order, node);
+
+	if (!page)
+		return NULL;
+	slob_count_locked(&c->stat, true);
+	return page_address(page);
+}
+
+static void *slob_alloc_node(struct kmem_cache *c, gfp_t flags, int node)
+{
+	void *b;
+
+	if (unlikely(flags & GFP_SLAB_BUG_MASK))
+		flags = kmalloc_fix_flags(flags);
+	if (c->size < PAGE_SIZE)
+		b = slob_alloc(c->size, flags, slob_cache_align(c), node, 0, &c->stat);
+	else
+		b = slob_cache_alloc_pages(c, flags, node);
+	if (b && c->ctor) {	/* SLOB runs the constructor on every allocation */
+		if (unlikely(flags & __GFP_ZERO))
+			slab_warn("mm/slob.c:slob_alloc_node",
+				  "%s: __GFP_ZERO on a cache with a constructor\n", c->name);
+		c->ctor(b);
+	}
+	return b;
+}
+
+void *kmem_cache_alloc_node(struct kmem_cache *c, gfp_t flags, int node)
+{
+	if (unlikely(!c)) {
+		slab_warn("mm/slob.c:kmem_cache_alloc_node", "kmem_cache_alloc on a NULL cache\n");
+		return NULL;
+	}
+	return slob_alloc_node(c, flags, node);
+}
+EXPORT_SYMBOL(kmem_cache_alloc_node);
+
+void *kmem_cache_alloc(struct kmem_cache *c, gfp_t flags)
+{
+	return kmem_cache_alloc_node(c, flags, NUMA_NO_NODE);
+}
+EXPORT_SYMBOL(kmem_cache_alloc);
+
+static void slob_cache_free_pages(struct kmem_cache *c, void *b, const struct slob_free_ctx *x)
+{
+	unsigned int order = get_order(c->size);
+	struct folio *folio = virt_to_folio(b);
+
+	if (folio_ref_count(folio) == 0)
+		slob_bug("double free of object 0x%lx (size %zu) in %s: its pages are free",
+			 (unsigned long)b, x->size, x->cache);
+	if (folio_test_slab(folio) || folio_test_large_kmalloc(folio) ||
+	    b != folio_address(folio) || folio_order(folio) != order)
+		slob_bad_free(x, "not the start of a block of this cache's size");
+	slob_count_locked(&c->stat, false);
+	__free_pages(folio_page(folio, 0), order);
+}
+
+static void slob_cache_free(struct kmem_cache *c, void *b, const struct slob_free_ctx *x)
+{
+	struct slab *sp = virt_to_slab(b);
+
+	if (!sp)
+		slob_bad_free(x, "not in a slob page");
+	if (!IS_ALIGNED((unsigned long)b, slob_cache_align(c)))
+		slob_bad_free(x, "not aligned as the cache's objects are");
+	slob_free(sp, b, c->size, &c->stat, x);
+}
+
+/*
+ * SLAB_TYPESAFE_BY_RCU: the kernel would queue the object with call_rcu()
+ * through the struct slob_rcu footer and free it after a grace period.
+ * uslab has no RCU yet, so no reader can rely on the grace period and the
+ * object is freed at once; the footer's room stays reserved in c->size so
+ * that the layout does not change when RCU arrives.
+ */
+void kmem_cache_free(struct kmem_cache *c, void *b)
+{
+	struct slob_free_ctx x = { b, c ? c->size : 0, c ? c->name : "(null)" };
+
+	if (unlikely(!c))
+		slob_bug("kmem_cache_free of 0x%lx with a NULL cache", (unsigned long)b);
+	if (unlikely(ZERO_OR_NULL_PTR(b)))
+		return;
+	if (unlikely(!virt_addr_valid(b)))
+		slob_wild_pointer("kmem_cache_free", b);
+	if (c->size < PAGE_SIZE)
+		slob_cache_free(c, b, &x);
+	else
+		slob_cache_free_pages(c, b, &x);
+}
+EXPORT_SYMBOL(kmem_cache_free);
+
+void kmem_cache_free_bulk(struct kmem_cache *c, size_t nr, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (c)
+			kmem_cache_free(c, p[i]);
+		else
+			kfree(p[i]);
+	}
+}
+EXPORT_SYMBOL(kmem_cache_free_bulk);
+
+/* All or nothing: returns nr, or 0 with nothing allocated. */
+int kmem_cache_alloc_bulk(struct kmem_cache *c, gfp_t flags, size_t nr, void **p)
+{
+	size_t i;
+
+	if (unlikely(nr > INT_MAX))
+		return 0;
+	for (i = 0; i < nr; i++) {
+		p[i] = kmem_cache_alloc(c, flags);
+		if (unlikely(!p[i])) {
+			kmem_cache_free_bulk(c, i, p);
+			return 0;
+		}
+	}
+	return (int)nr;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_bulk);
+
+/* ---- slabinfo and SLOB's own report ---- */
+
+/* Units one object of c takes in a slob page (alignment padding not counted). */
+static unsigned int slob_object_units(const struct kmem_cache *c)
+{
+	return (unsigned int)SLOB_UNITS(c->size);
+}
+
+/*
+ * SLOB's pages are shared by every cache, so a row counts objects only:
+ * num_objs = active_objs, and slabs only for page-backed caches (one block
+ * per object).  See docs/slob-info.md.
+ */
+void get_slabinfo(struct kmem_cache *c, struct slabinfo *sinfo)
+{
+	unsigned long active = slob_cache_active(c);
+	bool paged = c->size >= PAGE_SIZE;
+
+	memset(sinfo, 0, sizeof(*sinfo));
+	sinfo->active_objs = active;
+	sinfo->num_objs = active;
+	sinfo->active_slabs = paged ? active : 0;
+	sinfo->num_slabs = sinfo->active_slabs;
+	sinfo->objects_per_slab = paged ? 1 : (unsigned int)SLOB_PAGE_UNITS / slob_object_units(c);
+	sinfo->cache_order = paged ? get_order(c->size) : 0;
+}
+
+void slabinfo_show_stats(FILE *f, struct kmem_cache *c)
+{
+	struct slob_stat st;
+
+	spin_lock(&slob_lock);
+	st = c->stat;
+	spin_unlock(&slob_lock);
+	fprintf(f, " : slobstat %8lu %8lu %6lu", st.allocs, st.frees, st.high);
+}
+
+int slabinfo_write_line(const char *line)
+{
+	(void)line;
+	return -EIO;	/* SLOB has no tunables */
+}
+
+/* Sum up one list (slob_lock held). */
+static void slob_list_info(struct list_head *list, struct uslab_slob_list_info *li)
+{
+	struct slab *sp;
+	slob_t *f;
+
+	memset(li, 0, sizeof(*li));
+	list_for_each_entry(sp, list, slab_list) {
+		li->pages++;
+		li->free_units += (unsigned long)sp->units;
+		for (f = sp->freelist; ; f = slob_next_checked(f)) {
+			li->free_blocks++;
+			li->largest_block = max(li->largest_block, (unsigned long)slob_units(f));
+			if (slob_last(f))
+				break;
+		}
+	}
+}
+
+static struct list_head *const slob_lists[USLAB_SLOB_NR_LISTS] = {
+	[USLAB_SLOB_SMALL] = &free_slob_small,
+	[USLAB_SLOB_MEDIUM] = &free_slob_medium,
+	[USLAB_SLOB_LARGE] = &free_slob_large,
+};
+
+void slob_get_info(struct uslab_slob_info *info)
+{
+	unsigned long listed = 0;
+	int i;
+
+	memset(info, 0, sizeof(*info));
+	spin_lock(&slob_lock);
+	for (i = 0; i < USLAB_SLOB_NR_LISTS; i++) {
+		slob_list_info(slob_lists[i], &info->list[i]);
+		listed += info->list[i].pages;
+	}
+	info->pages = nr_slob_pages;
+	info->full_pages = nr_slob_pages - listed;
+	info->kmalloc_allocs = kmalloc_stat.allocs;
+	info->kmalloc_frees = kmalloc_stat.frees;
+	info->kmalloc_high = kmalloc_stat.high;
+	spin_unlock(&slob_lock);
+}
+EXPORT_SYMBOL(slob_get_info);
+
+static void slob_show_lists(FILE *f, const struct uslab_slob_info *info)
+{
+	static const char *const names[USLAB_SLOB_NR_LISTS] = { "small", "medium", "large" };
+	int i;
+
+	fprintf(f, "# list     <pages> <free_units> <free_blocks> <largest_block>\n");
+	for (i = 0; i < USLAB_SLOB_NR_LISTS; i++)
+		fprintf(f, "%-8s %9lu %12lu %13lu %15lu\n", names[i], info->list[i].pages,
+			info->list[i].free_units, info->list[i].free_blocks,
+			info->list[i].largest_block);
+	fprintf(f, "# pages    <held> <full>\n");
+	fprintf(f, "pages    %8lu %6lu\n", info->pages, info->full_pages);
+}
+
+static void slob_show_cache(FILE *f, const char *name, unsigned int size, const struct slob_stat *st)
+{
+	fprintf(f, "%-17s %6lu %7u %7lu %8lu %8lu %6lu\n", name, st->allocs - st->frees, size,
+		(unsigned long)SLOB_UNITS(size), st->allocs, st->frees, st->high);
+}
+
+void slob_show_info(FILE *f)
+{
+	struct uslab_slob_info info;
+	struct slob_stat st;
+	struct kmem_cache *c;
+
+	slab_ensure_init();
+	slob_get_info(&info);
+	fprintf(f, "slobinfo - version: 1.0\n");
+	slob_show_lists(f, &info);
+	fprintf(f, "# name            <active_objs> <objsize> <units> <allocs> <frees> <high>\n");
+	st = (struct slob_stat){ info.kmalloc_allocs, info.kmalloc_frees, info.kmalloc_high };
+	slob_show_cache(f, "kmalloc", 0, &st);
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(c, &slab_caches, list) {
+		spin_lock(&slob_lock);
+		st = c->stat;
+		spin_unlock(&slob_lock);
+		slob_show_cache(f, c->name, c->size, &st);
+	}
+	mutex_unlock(&slab_mutex);
+}
+EXPORT_SYMBOL(slob_show_info);
+
+/* Which list sp is on and where (slob_lock held). */
+static void slob_page_position(const struct slab *sp, struct uslab_slob_page_info *pi)
+{
+	const struct slab *p;
+	int i;
+
+	pi->list = USLAB_SLOB_UNLISTED;
+	pi->position = 0;
+	for (i = 0; slob_page_free(sp) && i < USLAB_SLOB_NR_LISTS; i++) {
+		pi->position = 0;
+		list_for_each_entry(p, slob_lists[i], slab_list) {
+			if (p == sp) {
+				pi->list = i;
+				return;
+			}
+			pi->position++;
+		}
+	}
+}
+
+static unsigned int slob_page_blocks(const struct slab *sp, struct uslab_slob_block *blocks,
+		unsigned int max_blocks)
+{
+	unsigned int n = 0;
+	slob_t *f;
+
+	for (f = sp->units ? sp->freelist : NULL; f; f = slob_last(f) ? NULL : slob_next_checked(f)) {
+		if (n < max_blocks)
+			blocks[n] = (struct uslab_slob_block){ (unsigned int)slob_offset(f),
+				(unsigned int)slob_units(f),
+				(unsigned int)(slob_next(f) - slob_page_base(f)) };
+		n++;
+	}
+	return n;
+}
+
+int slob_page_info(const void *addr, struct uslab_slob_page_info *pi,
+		struct uslab_slob_block *blocks, unsigned int max_blocks)
+{
+	struct slab *sp;
+
+	if (!virt_addr_valid(addr))
+		return -EINVAL;
+	spin_lock(&slob_lock);
+	sp = virt_to_slab(addr);
+	if (!sp || sp->units == SLOB_PAGE_UNITS) {	/* not slob, or being freed */
+		spin_unlock(&slob_lock);
+		return -EINVAL;
+	}
+	if (pi) {
+		pi->page = slab_address(sp);
+		pi->free_units = (unsigned long)sp->units;
+		slob_page_position(sp, pi);
+		pi->free_blocks = slob_page_blocks(sp, blocks, max_blocks);
+	}
+	spin_unlock(&slob_lock);
+	return 0;
+}
+EXPORT_SYMBOL(slob_page_info);
+
+int slob_list_pages(int list, void **pages, unsigned int max)
+{
+	struct slab *sp;
+	int n = 0;
+
+	if (list < 0 || list >= USLAB_SLOB_NR_LISTS)
+		return -EINVAL;
+	spin_lock(&slob_lock);
+	list_for_each_entry(sp, slob_lists[list], slab_list) {
+		if ((unsigned int)n < max)
+			pages[n] = slab_address(sp);
+		n++;
+	}
+	spin_unlock(&slob_lock);
+	return n;
+}
+EXPORT_SYMBOL(slob_list_pages);

@@ -1,0 +1,2230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slub.c - SLUB, the unqueued slab allocator of Linux 5.17, for user space.
+ *
+ * 1. Overview
+ *    A cache hands out objects of one size from slabs: blocks of 2^order
+ *    pages cut into s->size slots.  A free object holds, at s->offset, a
+ *    pointer to the next free object of its slab (encoded, see §7), so
+ *    slabs need no side tables and objects no headers.
+ *
+ *    Each CPU -- here each thread, see cpu.h -- owns one "cpu slab" per
+ *    cache and a private freelist of its free objects (c->freelist).
+ *    Allocation pops that list, free of an object of the cpu slab pushes
+ *    it: both without lock or atomic read-modify-write, because only the
+ *    owning thread ever touches c->freelist and c->slab.  Every other free
+ *    (an object of another slab, typically freed by another thread) goes
+ *    onto its slab's own freelist, slab->freelist, with a double-word
+ *    compare-and-swap of freelist+counters.  When the cpu freelist runs
+ *    dry the owner takes what remote frees left on slab->freelist
+ *    (get_freelist); then a slab from its per-CPU partial chain; then one
+ *    from the node's partial list (get_partial_node, taking more for the
+ *    chain on the way); then a new slab from the page allocator.
+ *
+ *    A thread that cannot get a CPU id (all NR_CPUS taken) still works:
+ *    it allocates one object at a time from node partial slabs under the
+ *    node's list_lock, and frees through __slab_free like a remote CPU.
+ *
+ * 2. Data structures (slub_def.h unless said otherwise)
+ *    struct kmem_cache       the cache: geometry (size, offset, oo/min),
+ *                            tuning (min_partial, cpu_partial_slabs),
+ *                            hardening keys, cpu_slab, node[0].
+ *    struct kmem_cache_cpu   (below) per cache and CPU: freelist, slab,
+ *                            the cpu slab's address range (for the free fast
+ *                            path), partial chain, flush request, lock.
+ *    struct kmem_cache_node  per cache and node: partial list + count,
+ *                            slab/object totals, full list (debug only).
+ *    struct slab             the slab page: freelist, inuse/objects/frozen
+ *                            (one word: counters), list links or the
+ *                            per-CPU chain links (next, slabs).
+ *
+ * 3. States of a slab
+ *      state         frozen  on list          slab->freelist           inuse
+ *      cpu slab      1       c->slab          remote frees (or NULL)   objects - remote frees
+ *      cpu partial   1       c->partial chain its free objects (!NULL) objects - free
+ *      node partial  0       n->partial       its free objects (!NULL) objects - free (may be 0)
+ *      full          0       none (n->full    NULL                     objects
+ *                            with debug U)
+ *    The cpu slab's own free objects are on c->freelist and count as in use
+ *    in slab->inuse.  Transitions: new_slab -> cpu slab; cpu slab ->
+ *    (deactivate_slab) node partial / full / freed; full -> (remote free)
+ *    cpu partial of the freeing CPU; cpu partial -> cpu slab (alloc), or ->
+ *    node partial / freed (__unfreeze_partials: drain, flush, shrink, thread
+ *    exit); node partial -> cpu slab or cpu partial (acquire_slab), or ->
+ *    freed when empty and the node already keeps min_partial slabs.
+ *
+ * 4. Lock order
+ *      slab_mutex -> n->list_lock -> c->lock -> slab_lock (PG_locked bit)
+ *    c->lock guards the per-CPU partial chain and every change of c->slab
+ *    made by the slow path; it is taken only in slow paths, uncontended
+ *    except when another thread flushes this CPU (kmem_cache_shrink,
+ *    kmem_cache_destroy).  Nothing is taken while c->lock is held, and the
+ *    page allocator is never called with a SLUB lock held.  slab_lock is
+ *    used only by caches without __CMPXCHG_DOUBLE (debug caches, later).
+ *
+ * 5. Invariants
+ *    - Only the owning thread reads or writes c->freelist, c->slab,
+ *      c->slab_start/slab_bytes, except __kmem_cache_shutdown, whose caller
+ *      guarantees that nobody uses the cache any more.  Other threads touch
+ *      a CPU's c->partial only under c->lock, and set c->flush_request.
+ *    - A frozen slab is on no node list; only its owner takes objects from
+ *      slab->freelist; others only push onto it (cmpxchg).
+ *    - An unfrozen slab with free objects is on its node's partial list;
+ *      objects are taken from it only under n->list_lock.
+ *    - slab->inuse = objects - (objects on slab->freelist); nr_slabs and
+ *      total_objects count every slab of the node in any state.
+ *    - A thread that exits leaves its kmem_cache_cpu empty (CPUHP_SLAB_DEAD),
+ *      so memory a CPU holds is bounded by the number of live threads.
+ *
+ * 6. Differences from the kernel.  There are no interrupts or preemption:
+ *    a CPU is a thread, so the kernel's transaction id and this_cpu
+ *    cmpxchg on the fast path are unnecessary.  A cpu slab held by another
+ *    live thread cannot be taken from it; kmem_cache_shrink asks for it
+ *    with c->flush_request, honoured in that thread's next slow path or at
+ *    its exit.  There is no RCU: empty slabs of SLAB_TYPESAFE_BY_RCU caches
+ *    are kept on the partial list (never given back while the cache lives),
+ *    which keeps every object type-safe for lockless readers; they are
+ *    freed by kmem_cache_destroy.  No pfmemalloc reserves, one node.
+ *
+ * 7. Hardening.  Free pointers are stored as ptr ^ s->random ^
+ *    bswap(address of the pointer), so a leaked free object shows no heap
+ *    address and a forged pointer decodes to garbage; freeing the object
+ *    that heads the freelist (a naive double free) is reported and aborts.
+ *    Frees check that the pointer is an object start of a slab of the
+ *    cache (an exact-division test, three instructions on the fast path).
+ *    New slabs get their freelist in a per-cache random order from a
+ *    random start (CONFIG_SLAB_FREELIST_RANDOM).
+ *
+ * 8. What debug mode changes (CONFIG_SLUB_DEBUG, not built yet).  The
+ *    layout already reserves what SLAB_RED_ZONE, SLAB_POISON and
+ *    SLAB_STORE_USER need (calculate_sizes), so enabling debug changes no
+ *    offsets.  Debug caches would: take no per-CPU partial slabs
+ *    (kmem_cache_has_cpu_partial), hand out one object per slow path and
+ *    deactivate at once (every alloc/free through the checks), use
+ *    slab_lock instead of cmpxchg_double for F/U/T, track full slabs on
+ *    n->full with U, fill red zones and poison, and record owner tracks.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "slab.h"
+#include "cpu.h"
+#include "os/os.h"
+
+const char *const allocator_name = "slub";
+
+#define MIN_PARTIAL		5	/* empty slabs a node keeps at least ... */
+#define MAX_PARTIAL		10	/* ... and at most (min_partial clamp) */
+#define OO_SHIFT		16
+#define OO_MASK			((1U << OO_SHIFT) - 1)
+#define MAX_OBJS_PER_PAGE	32767	/* slab->objects is 15 bits */
+#define SHRINK_PROMOTE_MAX	32	/* shrink sorts slabs with up to this many free */
+
+/* Internal cache flags (5.17 values). */
+#define __OBJECT_POISON		0x80000000U	/* poison the object itself when free */
+#define __CMPXCHG_DOUBLE	0x40000000U	/* slab freelist+counters by cmpxchg_double */
+#define SLAB_NO_CMPXCHG		(SLAB_CONSISTENCY_CHECKS | SLAB_STORE_USER | SLAB_TRACE)
+
+/* gfp bits that reach the page allocator for a new slab. */
+#define GFP_RECLAIM_MASK	(__GFP_RECLAIM | __GFP_HIGH | __GFP_IO | __GFP_FS | \
+				 __GFP_NOWARN | __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | \
+				 __GFP_NORETRY | __GFP_MEMALLOC | __GFP_NOMEMALLOC)
+#define GFP_CONSTRAINT_MASK	(__GFP_HARDWALL | __GFP_THISNODE)
+
+static const int nr_node_ids = 1;	/* nodes with memory: node 0 */
+
+/* An owner track of SLAB_STORE_USER (5.17 layout: 152 bytes); room only. */
+#define TRACK_ADDRS_COUNT	16
+struct track {
+	unsigned long addr;			/* caller */
+	unsigned long addrs[TRACK_ADDRS_COUNT];	/* saved stack */
+	int cpu;				/* CPU of the operation */
+	int pid;				/* thread id */
+	unsigned long when;			/* time stamp */
+};
+
+/* SLUB_STATS event counters (the kernel's names). */
+enum stat_item {
+	ALLOC_FASTPATH, ALLOC_SLOWPATH, FREE_FASTPATH, FREE_SLOWPATH, FREE_FROZEN,
+	FREE_ADD_PARTIAL, FREE_REMOVE_PARTIAL, ALLOC_FROM_PARTIAL, ALLOC_SLAB,
+	ALLOC_REFILL, ALLOC_NODE_MISMATCH, FREE_SLAB, CPUSLAB_FLUSH, DEACTIVATE_FULL,
+	DEACTIVATE_EMPTY, DEACTIVATE_TO_HEAD, DEACTIVATE_TO_TAIL,
+	DEACTIVATE_REMOTE_FREES, DEACTIVATE_BYPASS, ORDER_FALLBACK,
+	CMPXCHG_DOUBLE_CPU_FAIL, CMPXCHG_DOUBLE_FAIL, CPU_PARTIAL_ALLOC,
+	CPU_PARTIAL_FREE, CPU_PARTIAL_NODE, CPU_PARTIAL_DRAIN, NR_SLUB_STAT_ITEMS
+};
+
+/*
+ * Per cache and CPU.  The first three words are all the fast paths touch.
+ * A CPU id's storage passes to the next thread that gets the id in the
+ * state the exiting thread left it: empty (see slub_cpu_dead).
+ */
+struct kmem_cache_cpu {
+	void *freelist;			/* free objects of the cpu slab (owner only, no lock) */
+	unsigned long slab_start;	/* first object of the cpu slab; 0 if none (owner) */
+	unsigned long slab_bytes;	/* objects * size of the cpu slab; 0 if none (owner) */
+	struct slab *slab;		/* the cpu slab (frozen) or NULL (owner; changed under lock) */
+	struct slab *partial;		/* chain of frozen partial slabs (lock; owner peeks racily) */
+	bool flush_request;		/* kmem_cache_shrink wants the cpu slab back (atomic) */
+	spinlock_t lock;		/* the slow path's lock: partial, changes of slab */
+	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* CONFIG_SLUB_STATS counts (owner) */
+};
+
+/* The boot caches' successors and the node-structure cache. */
+static struct kmem_cache *kmem_cache_node;
+
+/* ======================= tunables (USLAB_OPTIONS) ======================= */
+
+static unsigned int slub_min_order;				/* slub_min_order= */
+static unsigned int slub_max_order = PAGE_ALLOC_COSTLY_ORDER;	/* slub_max_order= */
+static unsigned int slub_min_objects;				/* slub_min_objects=, 0 = auto */
+static unsigned int slub_nr_cpus = 1;	/* online CPUs, read once at kmem_cache_init */
+
+static int setup_order_option(const char *val, unsigned int *res)
+{
+	unsigned long v;
+
+	if (kstrtoul_opt(val, &v) || v >= MAX_ORDER_LIMIT)
+		return -1;
+	*res = (unsigned int)v;
+	return 0;
+}
+
+static int setup_slub_min_order(const char *val)
+{
+	return setup_order_option(val, &slub_min_order);
+}
+__setup("slub_min_order=", setup_slub_min_order);
+
+static int setup_slub_max_order(const char *val)
+{
+	return setup_order_option(val, &slub_max_order);
+}
+__setup("slub_max_order=", setup_slub_max_order);
+
+static int setup_slub_min_objects(const char *val)
+{
+	unsigned long v;
+
+	if (kstrtoul_opt(val, &v) || v > MAX_OBJS_PER_PAGE)
+		return -1;
+	slub_min_objects = (unsigned int)v;
+	return 0;
+}
+__setup("slub_min_objects=", setup_slub_min_objects);
+
+/* ======================= small helpers ======================= */
+
+static inline struct kmem_cache_node *get_node(const struct kmem_cache *s, int node)
+{
+	return s->node[node];
+}
+
+#define for_each_kmem_cache_node(s, __node, __n)			\
+	for ((__node) = 0; (__node) < nr_node_ids; (__node)++)		\
+		if (((__n) = get_node((s), (__node))) != NULL)
+
+static inline bool kmem_cache_debug(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_DEBUG && unlikely(s->flags & SLAB_DEBUG_FLAGS);
+}
+
+static inline bool kmem_cache_has_cpu_partial(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_CPU_PARTIAL && !kmem_cache_debug(s);
+}
+
+/* Full slabs are listed only when their objects must be walkable (U). */
+static inline bool kmem_cache_tracks_full(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_DEBUG && (s->flags & SLAB_STORE_USER);
+}
+
+static inline void stat(const struct kmem_cache *s, enum stat_item si)
+{
+	struct kmem_cache_cpu *c;
+
+	if (!CONFIG_SLUB_STATS)
+		return;
+	c = this_cpu_ptr_or_null(s->cpu_slab);
+	if (c)
+		c->stat[si]++;
+}
+
+static inline unsigned int order_objects(unsigned int order, unsigned int size)
+{
+	return (unsigned int)((PAGE_SIZE << order) / size);
+}
+
+static inline struct kmem_cache_order_objects oo_make(unsigned int order, unsigned int size)
+{
+	struct kmem_cache_order_objects x = { (order << OO_SHIFT) + order_objects(order, size) };
+
+	return x;
+}
+
+static inline unsigned int oo_order(struct kmem_cache_order_objects x)
+{
+	return x.x >> OO_SHIFT;
+}
+
+static inline unsigned int oo_objects(struct kmem_cache_order_objects x)
+{
+	return x.x & OO_MASK;
+}
+
+/* A snapshot of a published slab's counters (they change under cmpxchg). */
+static inline struct slab slab_counters(const struct slab *slab)
+{
+	struct slab v;
+
+	v.counters = READ_ONCE(slab->counters);
+	return v;
+}
+
+/* This thread's kmem_cache_cpu of s, attaching to a CPU id if needed;
+ * NULL if the thread cannot have one. */
+static struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+
+	if (!c && raw_smp_processor_id() >= 0)
+		c = this_cpu_ptr_or_null(s->cpu_slab);
+	return c;
+}
+
+/* ---- exact division by s->size (the kernel's reciprocal_size) ---- */
+
+/* size = odd << shift: keep the odd part's inverse mod 2^64 and the limit. */
+static void set_size_divisor(struct kmem_cache *s)
+{
+	unsigned long odd, inv;
+	int i;
+
+	s->size_shift = (unsigned int)__builtin_ctz(s->size);
+	odd = s->size >> s->size_shift;
+	inv = odd;			/* right to 3 bits: odd * odd == 1 mod 8 */
+	for (i = 0; i < 5; i++)		/* Newton: each step doubles the bits */
+		inv *= 2 - odd * inv;
+	s->size_inv = inv;
+	s->size_limit = ~0UL / s->size;
+}
+
+/*
+ * off / size if size divides off, else a value above s->size_limit: the
+ * product by the odd part's inverse maps multiples of it onto small
+ * numbers and everything else above the limit; the rotation moves any
+ * low bits that spoil the power-of-two part to the top.
+ */
+static __always_inline unsigned long obj_offset_index(const struct kmem_cache *s,
+						       unsigned long off)
+{
+	unsigned long r = off * s->size_inv;
+
+	return (r >> s->size_shift) | (r << (-s->size_shift & 63));
+}
+
+static inline void *slab_objects_start(const struct kmem_cache *s, const struct slab *slab)
+{
+	return (char *)slab_address(slab) + s->red_left_pad;
+}
+
+/* ======================= free pointers ======================= */
+
+static __always_inline void *freelist_ptr(const struct kmem_cache *s, void *ptr,
+					  unsigned long ptr_addr)
+{
+	if (CONFIG_SLAB_FREELIST_HARDENED)
+		return (void *)((unsigned long)ptr ^ s->random ^ __builtin_bswap64(ptr_addr));
+	return ptr;
+}
+
+static __always_inline void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	unsigned long ptr_addr = (unsigned long)object + s->offset;
+
+	return freelist_ptr(s, *(void **)ptr_addr, ptr_addr);
+}
+
+static noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object);
+
+static __always_inline void set_freepointer(const struct kmem_cache *s, void *object, void *fp)
+{
+	unsigned long ptr_addr = (unsigned long)object + s->offset;
+
+	/* why: an object pointing at itself is the naive double free */
+	if (CONFIG_SLAB_FREELIST_HARDENED && unlikely(object == fp))
+		naive_double_free(s, object);
+	*(void **)ptr_addr = freelist_ptr(s, fp, ptr_addr);
+}
+
+/* ======================= reports ======================= */
+
+static __printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	slab_printk("=============================================================================\n");
+	slab_printk("BUG %s (Not tainted): %s\n", s->name, msg);
+	slab_printk("-----------------------------------------------------------------------------\n\n");
+}
+
+static void print_slab_info(const struct slab *slab)
+{
+	struct slab v = slab_counters(slab);
+
+	slab_printk("Slab 0x%p objects=%u used=%u fp=0x%p flags=%#lx\n", (void *)slab,
+		    v.objects, v.inuse, READ_ONCE(slab->freelist), READ_ONCE(slab->__page_flags));
+}
+
+static void print_object_line(const struct kmem_cache *s, const struct slab *slab,
+			      const void *object)
+{
+	slab_printk("Object 0x%p @offset=%lu\n", object,
+		    (unsigned long)((const char *)object - (char *)slab_objects_start(s, slab)));
+}
+
+static __noreturn __cold void slab_abort(const char *where)
+{
+	slab_printk("kernel BUG at mm/slub.c:%s!\n", where);
+	abort();
+}
+
+static noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object)
+{
+	struct slab *slab = virt_to_slab(object);
+
+	slab_bug(s, "Object already free: double free of 0x%p (it heads the freelist)", object);
+	if (slab) {
+		print_slab_info(slab);
+		print_object_line(s, slab, object);
+	}
+	slab_abort("set_freepointer");
+}
+
+static noinline __cold __noreturn void free_invalid_pointer(const char *fn, const void *x,
+							     const char *why)
+{
+	slab_printk("%s: invalid pointer 0x%lx (%s)\n", fn, (unsigned long)x, why);
+	slab_abort(fn);
+}
+
+static noinline __cold __noreturn void free_wrong_cache(const struct kmem_cache *s,
+							 const struct kmem_cache *t, const void *x)
+{
+	slab_warn("mm/slub.c:cache_from_obj",
+		  "cache_from_obj: Wrong slab cache. %s but object is from %s\n", s->name, t->name);
+	slab_printk("Object 0x%p not freed\n", x);
+	slab_abort("cache_from_obj");
+}
+
+static noinline __cold __noreturn void free_bad_object(const struct kmem_cache *s,
+							const struct slab *slab, const void *x)
+{
+	slab_bug(s, "Invalid object pointer 0x%p", x);
+	print_slab_info(slab);
+	slab_printk("0x%p is not the start of an object of %u bytes; nothing was freed\n",
+		    x, s->size);
+	slab_abort("free_consistency_checks");
+}
+
+/* The slab x belongs to; x must be an object start of a slab of s (s NULL:
+ * any cache).  Reports and aborts on anything else. */
+static struct slab *object_slab_checked(const struct kmem_cache *s, const void *x, const char *fn)
+{
+	struct slab *slab = virt_to_slab(x);
+	const struct kmem_cache *t;
+	unsigned long off;
+
+	if (unlikely(!slab))
+		free_invalid_pointer(fn, x, "not a slab object");
+	t = slab->slab_cache;
+	if (unlikely(s && t != s))
+		free_wrong_cache(s, t, x);
+	off = (unsigned long)x - (unsigned long)slab_objects_start(t, slab);
+	if (unlikely(off >= (unsigned long)slab_counters(slab).objects * t->size ||
+		     obj_offset_index(t, off) > t->size_limit))
+		free_bad_object(t, slab, x);
+	return slab;
+}
+
+/* ======================= slab freelist+counters updates ======================= */
+
+static void slab_lock(struct slab *slab)
+{
+	while (test_and_set_bit_lock(PG_locked, &slab->__page_flags))
+		while (test_bit(PG_locked, &slab->__page_flags))
+			__builtin_ia32_pause();
+}
+
+static void slab_unlock(struct slab *slab)
+{
+	clear_bit_unlock(PG_locked, &slab->__page_flags);
+}
+
+static inline u128 slab_pair(void *freelist, unsigned long counters)
+{
+	return (u128)(unsigned long)freelist | (u128)counters << 64;
+}
+
+/* The update of caches without __CMPXCHG_DOUBLE: compare and set under slab_lock. */
+static bool cmpxchg_slab_locked(struct slab *slab, void *freelist_old, unsigned long counters_old,
+				void *freelist_new, unsigned long counters_new)
+{
+	bool ok = false;
+
+	slab_lock(slab);
+	if (READ_ONCE(slab->freelist) == freelist_old && READ_ONCE(slab->counters) == counters_old) {
+		WRITE_ONCE(slab->freelist, freelist_new);
+		WRITE_ONCE(slab->counters, counters_new);
+		ok = true;
+	}
+	slab_unlock(slab);
+	return ok;
+}
+
+/* Replace slab's freelist+counters if they still hold the old values. */
+static bool cmpxchg_double_slab(const struct kmem_cache *s, struct slab *slab,
+				void *freelist_old, unsigned long counters_old,
+				void *freelist_new, unsigned long counters_new)
+{
+	bool ok;
+
+	if (likely(s->flags & __CMPXCHG_DOUBLE))
+		ok = cmpxchg_double((u128 *)&slab->freelist, slab_pair(freelist_old, counters_old),
+				    slab_pair(freelist_new, counters_new));
+	else
+		ok = cmpxchg_slab_locked(slab, freelist_old, counters_old,
+					 freelist_new, counters_new);
+	if (!ok)
+		stat(s, CMPXCHG_DOUBLE_FAIL);
+	return ok;
+}
+
+/* ======================= node lists (list_lock held) ======================= */
+
+static void __add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
+{
+	WRITE_ONCE(n->nr_partial, n->nr_partial + 1);
+	if (tail == DEACTIVATE_TO_TAIL)
+		list_add_tail(&slab->slab_list, &n->partial);
+	else
+		list_add(&slab->slab_list, &n->partial);
+}
+
+static void add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
+{
+	__add_partial(n, slab, tail);
+}
+
+static void remove_partial(struct kmem_cache_node *n, struct slab *slab)
+{
+	list_del(&slab->slab_list);
+	WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
+}
+
+static void add_full(const struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
+{
+	if (kmem_cache_tracks_full(s))
+		list_add(&slab->slab_list, &n->full);
+}
+
+static void remove_full(const struct kmem_cache *s, struct slab *slab)
+{
+	if (kmem_cache_tracks_full(s))
+		list_del(&slab->slab_list);
+}
+
+static void inc_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+
+	/* why: the node cache's first slab exists before its node does */
+	if (likely(n)) {
+		atomic_long_inc(&n->nr_slabs);
+		atomic_long_add(objects, &n->total_objects);
+	}
+}
+
+static void dec_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+
+	atomic_long_dec(&n->nr_slabs);
+	atomic_long_sub(objects, &n->total_objects);
+}
+
+/* May an empty slab go back to the page allocator now?  Not while the node
+ * keeps fewer than min_partial slabs, and never for RCU caches (§6). */
+static bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n)
+{
+	return READ_ONCE(n->nr_partial) >= s->min_partial && !(s->flags & SLAB_TYPESAFE_BY_RCU);
+}
+
+/* ======================= geometry ======================= */
+
+/* The first order in [start, max_order] whose leftover is <= slab/fract. */
+static unsigned int calc_slab_order(unsigned int size, unsigned int min_objects,
+				    unsigned int max_order, unsigned int fract_leftover)
+{
+	unsigned int min_order = min(slub_min_order, MAX_ORDER - 1);
+	unsigned int order;
+
+	if (order_objects(min_order, size) > MAX_OBJS_PER_PAGE)
+		return get_order((unsigned long)size * MAX_OBJS_PER_PAGE) - 1;
+	for (order = max(min_order, get_order((unsigned long)min_objects * size));
+	     order <= max_order; order++) {
+		unsigned long slab_size = PAGE_SIZE << order;
+
+		if (slab_size % size <= slab_size / fract_leftover)
+			break;
+	}
+	return order;
+}
+
+static unsigned int auto_min_objects(void)
+{
+	return slub_min_objects ? slub_min_objects : 4 * ((unsigned int)fls(slub_nr_cpus) + 1);
+}
+
+/* The slab order for objects of size bytes, or -ENOSYS. */
+static int calculate_order(unsigned int size)
+{
+	unsigned int max_order = min(max(slub_max_order, slub_min_order), MAX_ORDER - 1);
+	unsigned int min_objects = min(auto_min_objects(), order_objects(max_order, size));
+	unsigned int order, fraction;
+
+	/* fewer objects per slab, then more waste, until something fits */
+	for (; min_objects > 1; min_objects--) {
+		for (fraction = 16; fraction >= 4; fraction /= 2) {
+			order = calc_slab_order(size, min_objects, max_order, fraction);
+			if (order <= max_order)
+				return (int)order;
+		}
+	}
+	order = calc_slab_order(size, 1, max_order, 1);
+	if (order <= max_order)
+		return (int)order;
+	order = calc_slab_order(size, 1, MAX_ORDER - 1, 1);
+	if (order < MAX_ORDER)
+		return (int)order;
+	return -ENOSYS;
+}
+
+/* Where the free pointer goes: outside the object when the object must keep
+ * its contents while free (ctor, RCU, poison) or has no room for it. */
+static bool freeptr_outside_object(const struct kmem_cache *s)
+{
+	return (s->flags & (SLAB_TYPESAFE_BY_RCU | SLAB_POISON)) || s->ctor ||
+	       ((s->flags & SLAB_RED_ZONE) && s->object_size < sizeof(void *));
+}
+
+/* Object layout: [red_left_pad][object][red zone][free pointer][tracks][pad] */
+static unsigned int layout_object(struct kmem_cache *s)
+{
+	slab_flags_t flags = s->flags;
+	unsigned int size = ALIGN(s->object_size, (unsigned int)sizeof(void *));
+
+	if ((flags & SLAB_POISON) && !(flags & SLAB_TYPESAFE_BY_RCU) && !s->ctor)
+		s->flags |= __OBJECT_POISON;
+	else
+		s->flags &= ~__OBJECT_POISON;
+	if ((flags & SLAB_RED_ZONE) && size == s->object_size)
+		size += sizeof(void *);		/* room for a right red zone */
+	s->inuse = size;
+	if (freeptr_outside_object(s)) {
+		s->offset = size;
+		size += sizeof(void *);
+	} else {
+		/* why the middle: small overflows from either edge miss it */
+		s->offset = ALIGN_DOWN(s->object_size / 2, (unsigned int)sizeof(void *));
+	}
+	if (flags & SLAB_STORE_USER)
+		size += 2 * sizeof(struct track);
+	if (flags & SLAB_RED_ZONE) {
+		size += sizeof(void *);
+		s->red_left_pad = ALIGN((unsigned int)sizeof(void *), s->align);
+		size += s->red_left_pad;
+	}
+	return ALIGN(size, s->align);
+}
+
+static bool calculate_sizes(struct kmem_cache *s)
+{
+	int order;
+
+	s->size = layout_object(s);
+	set_size_divisor(s);
+	order = calculate_order(s->size);
+	if (order < 0)
+		return false;
+	s->allocflags = order ? __GFP_COMP : 0;
+	if (s->flags & SLAB_CACHE_DMA)
+		s->allocflags |= GFP_DMA;
+	if (s->flags & SLAB_CACHE_DMA32)
+		s->allocflags |= GFP_DMA32;
+	if (s->flags & SLAB_RECLAIM_ACCOUNT)
+		s->allocflags |= __GFP_RECLAIMABLE;
+	s->oo = oo_make((unsigned int)order, s->size);
+	s->min = oo_make(get_order(s->size), s->size);
+	if (oo_objects(s->oo) > oo_objects(s->max))
+		s->max = s->oo;
+	return oo_objects(s->oo) != 0;
+}
+
+static void set_min_partial(struct kmem_cache *s, unsigned long min_partial)
+{
+	s->min_partial = clamp(min_partial, (unsigned long)MIN_PARTIAL, (unsigned long)MAX_PARTIAL);
+}
+
+/* cpu_partial objects, assuming half-full slabs, as a chain length. */
+static void set_cpu_partial(struct kmem_cache *s)
+{
+	unsigned int nr_objects;
+
+	if (!kmem_cache_has_cpu_partial(s))
+		nr_objects = 0;
+	else if (s->size >= PAGE_SIZE)
+		nr_objects = 6;
+	else if (s->size >= 1024)
+		nr_objects = 24;
+	else if (s->size >= 256)
+		nr_objects = 52;
+	else
+		nr_objects = 120;
+	s->cpu_partial = nr_objects;
+	s->cpu_partial_slabs = DIV_ROUND_UP(nr_objects * 2, oo_objects(s->oo));
+}
+
+/* ======================= freelist randomisation ======================= */
+
+static __thread unsigned long slub_rnd_state __attribute__((tls_model("initial-exec")));
+
+/* A per-thread xorshift64* stream, seeded from the OS. */
+static unsigned long slub_random(void)
+{
+	unsigned long x = slub_rnd_state;
+
+	if (unlikely(!x)) {
+		os_random_bytes(&x, sizeof(x));
+		x |= 1;
+	}
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	slub_rnd_state = x;
+	return x * 0x2545f4914f6cdd1dUL;
+}
+
+/* A random permutation of the object offsets of an oo-sized slab. */
+static int init_cache_random_seq(struct kmem_cache *s)
+{
+	unsigned int count = oo_objects(s->oo), i, j, t;
+	unsigned int *seq;
+
+	if (!CONFIG_SLAB_FREELIST_RANDOM || s->random_seq || count < 2)
+		return 0;
+	seq = __kmalloc(count * sizeof(*seq), GFP_KERNEL);
+	if (!seq) {
+		slab_printk("SLUB: Unable to initialize free list for %s\n", s->name);
+		return -ENOMEM;
+	}
+	for (i = 0; i < count; i++)
+		seq[i] = i;
+	for (i = count - 1; i > 0; i--) {	/* Fisher-Yates */
+		j = (unsigned int)(slub_random() % (i + 1));
+		t = seq[i];
+		seq[i] = seq[j];
+		seq[j] = t;
+	}
+	for (i = 0; i < count; i++)
+		seq[i] *= s->size;
+	s->random_seq = seq;
+	return 0;
+}
+
+/* The next offset of the sequence that lies inside this (maybe smaller) slab. */
+static void *next_freelist_entry(const struct kmem_cache *s, unsigned int *pos, char *start,
+				 unsigned long slab_limit, unsigned int count)
+{
+	unsigned int idx;
+
+	do {
+		idx = s->random_seq[*pos];
+		if (++*pos >= count)
+			*pos = 0;
+	} while (unlikely(idx >= slab_limit));
+	return start + idx;
+}
+
+/* ======================= new slabs ======================= */
+
+static inline void *setup_object(const struct kmem_cache *s, void *object)
+{
+	if (unlikely(s->ctor))
+		s->ctor(object);
+	return object;
+}
+
+/* Build the freelist of a new slab in random order; false if not randomised. */
+static bool shuffle_freelist(const struct kmem_cache *s, struct slab *slab)
+{
+	unsigned int count = oo_objects(s->oo), objects = slab->objects, pos, i;
+	unsigned long slab_limit = (unsigned long)objects * s->size;
+	char *start = slab_objects_start(s, slab);
+	void *cur, *next;
+
+	if (objects < 2 || !s->random_seq)
+		return false;
+	pos = (unsigned int)(slub_random() % count);
+	cur = setup_object(s, next_freelist_entry(s, &pos, start, slab_limit, count));
+	slab->freelist = cur;
+	for (i = 1; i < objects; i++) {
+		next = setup_object(s, next_freelist_entry(s, &pos, start, slab_limit, count));
+		set_freepointer(s, cur, next);
+		cur = next;
+	}
+	set_freepointer(s, cur, NULL);
+	return true;
+}
+
+/* Build the freelist of a new slab in address order. */
+static void linear_freelist(const struct kmem_cache *s, struct slab *slab)
+{
+	char *p = setup_object(s, slab_objects_start(s, slab));
+	unsigned int i;
+
+	slab->freelist = p;
+	for (i = 1; i < slab->objects; i++) {
+		char *next = setup_object(s, p + s->size);
+
+		set_freepointer(s, p, next);
+		p = next;
+	}
+	set_freepointer(s, p, NULL);
+}
+
+static struct slab *alloc_slab_page(gfp_t flags, int node, struct kmem_cache_order_objects oo)
+{
+	struct page *page = alloc_pages_node(node, flags, oo_order(oo));
+	struct folio *folio;
+
+	if (unlikely(!page))
+		return NULL;
+	folio = page_folio(page);
+	__folio_set_slab(folio);
+	return folio_slab(folio);
+}
+
+/* A frozen slab with every object on slab->freelist and inuse = objects. */
+static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
+{
+	struct kmem_cache_order_objects oo = s->oo;
+	gfp_t alloc_gfp;
+	struct slab *slab;
+
+	flags |= s->allocflags;
+	/* why: let the preferred order fail fast; the minimum order may retry */
+	alloc_gfp = (flags | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
+	if ((alloc_gfp & __GFP_DIRECT_RECLAIM) && oo_order(oo) > oo_order(s->min))
+		alloc_gfp = (alloc_gfp | __GFP_NOMEMALLOC) & ~__GFP_RECLAIM;
+	slab = alloc_slab_page(alloc_gfp, node, oo);
+	if (unlikely(!slab)) {
+		oo = s->min;
+		slab = alloc_slab_page(flags, node, oo);
+		if (unlikely(!slab))
+			return NULL;
+		stat(s, ORDER_FALLBACK);
+	}
+	slab->objects = oo_objects(oo);
+	slab->slab_cache = s;
+	if (!shuffle_freelist(s, slab))
+		linear_freelist(s, slab);
+	slab->inuse = slab->objects;
+	slab->frozen = 1;
+	inc_slabs_node(s, slab_nid(slab), slab->objects);
+	return slab;
+}
+
+static struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
+{
+	if (unlikely(flags & GFP_SLAB_BUG_MASK))
+		flags = kmalloc_fix_flags(flags);
+	return allocate_slab(s, flags & (GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK), node);
+}
+
+static void __free_slab(struct slab *slab)
+{
+	struct folio *folio = slab_folio(slab);
+	unsigned int order = folio_order(folio);
+
+	slab->slab_cache = NULL;	/* overlays page->mapping */
+	__folio_clear_slab(folio);
+	__free_pages(folio_page(folio, 0), order);
+}
+
+/* Give an empty slab that is on no list and no CPU's back to the pages. */
+static void discard_slab(struct kmem_cache *s, struct slab *slab)
+{
+	dec_slabs_node(s, slab_nid(slab), slab->objects);
+	__free_slab(slab);
+	stat(s, FREE_SLAB);
+}
+
+/* ======================= the per-CPU partial chain ======================= */
+
+/* Give a chain of frozen slabs back to their node: partial, or freed if empty. */
+static void __unfreeze_partials(struct kmem_cache *s, struct slab *partial_slab)
+{
+	struct kmem_cache_node *n = NULL, *n2;
+	struct slab *slab, *slab_to_discard = NULL;
+	struct slab old, new;
+
+	while (partial_slab) {
+		slab = partial_slab;
+		partial_slab = slab->next;
+		n2 = get_node(s, slab_nid(slab));
+		if (n != n2) {
+			if (n)
+				spin_unlock(&n->list_lock);
+			n = n2;
+			spin_lock(&n->list_lock);
+		}
+		do {
+			old.freelist = READ_ONCE(slab->freelist);
+			old.counters = READ_ONCE(slab->counters);
+			new.counters = old.counters;
+			new.frozen = 0;
+		} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
+					      old.freelist, new.counters));
+		if (unlikely(!new.inuse && slab_discard_ok(s, n))) {
+			slab->next = slab_to_discard;
+			slab_to_discard = slab;
+		} else {
+			add_partial(n, slab, DEACTIVATE_TO_TAIL);
+			stat(s, FREE_ADD_PARTIAL);
+		}
+	}
+	if (n)
+		spin_unlock(&n->list_lock);
+	while (slab_to_discard) {
+		slab = slab_to_discard;
+		slab_to_discard = slab->next;
+		discard_slab(s, slab);
+	}
+}
+
+/*
+ * Push a frozen slab onto c's partial chain.  drain: when the chain is at
+ * cpu_partial_slabs already, the old chain goes back to the node first.
+ */
+static void put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			    struct slab *slab, bool drain)
+{
+	struct slab *oldslab, *slab_to_unfreeze = NULL;
+	int slabs = 0;
+
+	spin_lock(&c->lock);
+	oldslab = c->partial;
+	if (oldslab) {
+		if (drain && oldslab->slabs >= (int)s->cpu_partial_slabs) {
+			slab_to_unfreeze = oldslab;
+			oldslab = NULL;
+		} else {
+			slabs = oldslab->slabs;
+		}
+	}
+	slab->slabs = slabs + 1;
+	slab->next = oldslab;
+	WRITE_ONCE(c->partial, slab);
+	spin_unlock(&c->lock);
+	if (slab_to_unfreeze) {
+		__unfreeze_partials(s, slab_to_unfreeze);
+		stat(s, CPU_PARTIAL_DRAIN);
+	}
+}
+
+/* Detach c's partial chain under its lock, then unfreeze it. */
+static void unfreeze_partials_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *partial;
+
+	spin_lock(&c->lock);
+	partial = c->partial;
+	WRITE_ONCE(c->partial, NULL);
+	spin_unlock(&c->lock);
+	if (partial)
+		__unfreeze_partials(s, partial);
+}
+
+/* ======================= node partial slabs ======================= */
+
+/*
+ * Freeze a node partial slab for this CPU (list_lock held).  take_all: it
+ * becomes the cpu slab, so its whole freelist is returned and inuse =
+ * objects; else it keeps its freelist (for the partial chain).
+ */
+static void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n,
+			  struct slab *slab, bool take_all)
+{
+	struct slab old, new;
+
+	do {
+		old.freelist = READ_ONCE(slab->freelist);
+		old.counters = READ_ONCE(slab->counters);
+		new.counters = old.counters;
+		new.freelist = take_all ? NULL : old.freelist;
+		if (take_all)
+			new.inuse = old.objects;
+		new.frozen = 1;
+	} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
+				      new.freelist, new.counters));
+	remove_partial(n, slab);
+	return old.freelist;
+}
+
+/* A cpu slab from the node's partial list, plus up to half a chain of more
+ * slabs for c's partial chain.  Returns the cpu slab's freelist. */
+static void *get_partial_node(struct kmem_cache *s, struct kmem_cache_node *n,
+			      struct kmem_cache_cpu *c, struct slab **ret_slab)
+{
+	struct slab *slab, *slab2;
+	unsigned int partial_slabs = 0;
+	void *object = NULL, *t;
+
+	if (!n || !READ_ONCE(n->nr_partial))
+		return NULL;
+	spin_lock(&n->list_lock);
+	list_for_each_entry_safe(slab, slab2, &n->partial, slab_list) {
+		t = acquire_slab(s, n, slab, object == NULL);
+		if (!object) {
+			*ret_slab = slab;
+			object = t;
+			stat(s, ALLOC_FROM_PARTIAL);
+		} else {
+			put_cpu_partial(s, c, slab, false);
+			partial_slabs++;
+			stat(s, CPU_PARTIAL_NODE);
+		}
+		if (!kmem_cache_has_cpu_partial(s) || partial_slabs > s->cpu_partial_slabs / 2)
+			break;
+	}
+	spin_unlock(&n->list_lock);
+	return object;
+}
+
+/* ======================= the cpu slab ======================= */
+
+static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *c,
+			     struct slab *slab, void *freelist)
+{
+	WRITE_ONCE(c->slab_start, (unsigned long)slab_objects_start(s, slab));
+	WRITE_ONCE(c->slab_bytes, (unsigned long)slab_counters(slab).objects * s->size);
+	WRITE_ONCE(c->slab, slab);
+	WRITE_ONCE(c->freelist, freelist);
+}
+
+static void cpu_slab_clear(struct kmem_cache_cpu *c)
+{
+	WRITE_ONCE(c->slab_start, 0);
+	WRITE_ONCE(c->slab_bytes, 0);	/* no address is in an empty range */
+	WRITE_ONCE(c->slab, NULL);
+	WRITE_ONCE(c->freelist, NULL);
+}
+
+/* Take the objects remote frees left on the (frozen) cpu slab.  If there are
+ * none the slab is full: it is unfrozen and leaves this CPU. */
+static void *get_freelist(const struct kmem_cache *s, struct slab *slab)
+{
+	struct slab new;
+	unsigned long counters;
+	void *freelist;
+
+	do {
+		freelist = READ_ONCE(slab->freelist);
+		counters = READ_ONCE(slab->counters);
+		new.counters = counters;
+		new.inuse = new.objects;
+		new.frozen = freelist != NULL;
+	} while (!cmpxchg_double_slab(s, slab, freelist, counters, NULL, new.counters));
+	return freelist;
+}
+
+/* Count the cpu freelist; returns its last object (NULL if empty). */
+static void *cpu_freelist_tail(const struct kmem_cache *s, void *freelist, unsigned int *count)
+{
+	void *tail = NULL;
+
+	*count = 0;
+	while (freelist) {
+		tail = freelist;
+		freelist = get_freepointer(s, freelist);
+		++*count;
+	}
+	return tail;
+}
+
+enum slab_modes { M_NONE, M_PARTIAL, M_FULL, M_FREE };
+
+/* Move slab between node lists from mode l to mode m (list_lock held). */
+static void slab_move_lists(const struct kmem_cache *s, struct kmem_cache_node *n,
+			    struct slab *slab, enum slab_modes l, enum slab_modes m, int tail)
+{
+	if (l == m)
+		return;
+	if (l == M_PARTIAL)
+		remove_partial(n, slab);
+	else if (l == M_FULL)
+		remove_full(s, slab);
+	if (m == M_PARTIAL)
+		add_partial(n, slab, tail);
+	else if (m == M_FULL)
+		add_full(s, n, slab);
+}
+
+static void deactivate_stat(struct kmem_cache *s, enum slab_modes m, int tail)
+{
+	if (m == M_PARTIAL)
+		stat(s, (enum stat_item)tail);
+	else if (m == M_FULL)
+		stat(s, DEACTIVATE_FULL);
+	else if (m == M_FREE)
+		stat(s, DEACTIVATE_EMPTY);
+}
+
+/*
+ * A cpu slab leaves its CPU: splice the CPU's freelist in front of the
+ * slab's, unfreeze it, and put it where its new state says (partial list,
+ * full, or back to the page allocator).  The lists are changed under
+ * list_lock before the cmpxchg publishes the state; a failed cmpxchg redoes
+ * the choice and fixes the lists.
+ */
+static void deactivate_slab(struct kmem_cache *s, struct slab *slab, void *freelist)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	int tail = READ_ONCE(slab->freelist) ? DEACTIVATE_TO_TAIL : DEACTIVATE_TO_HEAD;
+	enum slab_modes l = M_NONE, m;
+	unsigned int free_delta;
+	void *freelist_tail = cpu_freelist_tail(s, freelist, &free_delta);
+	struct slab old, new;
+	bool lock = false;
+
+	if (tail == DEACTIVATE_TO_TAIL)
+		stat(s, DEACTIVATE_REMOTE_FREES);
+	do {
+		old.freelist = READ_ONCE(slab->freelist);
+		old.counters = READ_ONCE(slab->counters);
+		new.counters = old.counters;
+		new.freelist = old.freelist;
+		if (freelist_tail) {
+			new.inuse -= free_delta;
+			set_freepointer(s, freelist_tail, old.freelist);
+			new.freelist = freelist;
+		}
+		new.frozen = 0;
+		if (!new.inuse && slab_discard_ok(s, n))
+			m = M_FREE;
+		else
+			m = new.freelist ? M_PARTIAL : M_FULL;
+		if (!lock && (m == M_PARTIAL || (m == M_FULL && kmem_cache_tracks_full(s)))) {
+			lock = true;
+			spin_lock(&n->list_lock);
+		}
+		slab_move_lists(s, n, slab, l, m, tail);
+		l = m;
+	} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
+				      new.freelist, new.counters));
+	if (lock)
+		spin_unlock(&n->list_lock);
+	deactivate_stat(s, m, tail);
+	if (m == M_FREE)
+		discard_slab(s, slab);
+}
+
+/* Detach and deactivate c's cpu slab.  The owner, or a thread that knows
+ * the owner is idle (shutdown), may call it. */
+static void flush_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab;
+	void *freelist;
+
+	spin_lock(&c->lock);
+	slab = READ_ONCE(c->slab);
+	freelist = READ_ONCE(c->freelist);
+	cpu_slab_clear(c);
+	spin_unlock(&c->lock);
+	if (slab) {
+		deactivate_slab(s, slab, freelist);
+		stat(s, CPUSLAB_FLUSH);
+	}
+}
+
+/* Everything CPU c holds of s goes back to the node. */
+static void __flush_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	WRITE_ONCE(c->flush_request, false);
+	flush_slab(s, c);
+	unfreeze_partials_cpu(s, c);
+}
+
+/*
+ * kmem_cache_shrink's flush: this CPU gives back everything; every other
+ * CPU its partial chain (under its lock), and a request that its owner
+ * flush its cpu slab at its next slow path or exit.
+ */
+static void flush_all(struct kmem_cache *s)
+{
+	struct kmem_cache_cpu *self = this_cpu_ptr_or_null(s->cpu_slab), *c;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(s->cpu_slab, cpu);
+		if (c == self) {
+			__flush_cpu_slab(s, c);
+			continue;
+		}
+		unfreeze_partials_cpu(s, c);
+		if (READ_ONCE(c->slab))
+			WRITE_ONCE(c->flush_request, true);
+	}
+}
+
+/* __kmem_cache_shutdown's flush: nobody uses s, so take every cpu slab. */
+static void flush_all_cpus_locked(struct kmem_cache *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		__flush_cpu_slab(s, per_cpu_ptr(s->cpu_slab, cpu));
+}
+
+/* CPUHP_SLAB_DEAD: an exiting thread gives back all it holds, every cache. */
+static void slub_cpu_dead(unsigned int cpu)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		__flush_cpu_slab(s, per_cpu_ptr(s->cpu_slab, cpu));
+	mutex_unlock(&slab_mutex);
+}
+
+/* ======================= allocation slow path ======================= */
+
+static noinline __cold void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid)
+{
+	struct kmem_cache_node *n;
+	char flags[256];
+	int node;
+
+	if (gfpflags & __GFP_NOWARN)
+		return;
+	slab_printk("SLUB: Unable to allocate memory on node %d, gfp=%#x(%s)\n", nid, gfpflags,
+		    gfp_flags_string(flags, sizeof(flags), gfpflags));
+	slab_printk("  cache: %s, object size: %u, buffer size: %u, default order: %u, min order: %u\n",
+		    s->name, s->object_size, s->size, oo_order(s->oo), oo_order(s->min));
+	for_each_kmem_cache_node(s, node, n)
+		slab_printk("  node %d: slabs: %ld, objs: %ld\n", node,
+			    atomic_long_read(&n->nr_slabs), atomic_long_read(&n->total_objects));
+}
+
+/* A frozen slab to become the cpu slab, with its freelist: from the node's
+ * partial list, else new from the page allocator.  NULL when out of memory. */
+static void *get_new_cpu_slab(struct kmem_cache *s, gfp_t gfpflags, int node,
+			      struct kmem_cache_cpu *c, struct slab **ret_slab)
+{
+	struct slab *slab;
+	void *freelist;
+
+	freelist = get_partial_node(s, get_node(s, 0), c, ret_slab);
+	if (freelist)
+		return freelist;
+	slab = new_slab(s, gfpflags, node);
+	if (unlikely(!slab)) {
+		slab_out_of_memory(s, gfpflags, node);
+		return NULL;
+	}
+	/* no other reference to the slab yet: no cmpxchg needed */
+	freelist = slab->freelist;
+	slab->freelist = NULL;
+	*ret_slab = slab;
+	stat(s, ALLOC_SLAB);
+	return freelist;
+}
+
+/* Pop the head of c's partial chain into c->slab; false if the chain is empty. */
+static bool cpu_partial_to_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab;
+
+	if (!READ_ONCE(c->partial))
+		return false;
+	spin_lock(&c->lock);
+	slab = c->partial;	/* why recheck: a flusher may have taken the chain */
+	if (likely(slab)) {
+		WRITE_ONCE(c->partial, slab->next);
+		cpu_slab_install(s, c, slab, NULL);
+	}
+	spin_unlock(&c->lock);
+	if (slab)
+		stat(s, CPU_PARTIAL_ALLOC);
+	return slab != NULL;
+}
+
+/* Refill an empty c->freelist from the cpu slab's remote frees (c->lock held).
+ * Returns the first object, or NULL after dropping a full cpu slab. */
+static void *cpu_slab_refill_locked(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	void *freelist = get_freelist(s, c->slab);
+
+	if (!freelist) {
+		cpu_slab_clear(c);
+		stat(s, DEACTIVATE_BYPASS);
+		return NULL;
+	}
+	stat(s, ALLOC_REFILL);
+	return freelist;
+}
+
+/*
+ * The slow path (5.17 ___slab_alloc) for a thread with a CPU: refill from
+ * the cpu slab, else a slab from the partial chain, else the node, else new.
+ */
+static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+			   struct kmem_cache_cpu *c)
+{
+	struct slab *slab;
+	void *freelist;
+
+	stat(s, ALLOC_SLOWPATH);
+	if (unlikely(READ_ONCE(c->flush_request)))
+		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
+	for (;;) {
+		if (c->slab) {
+			spin_lock(&c->lock);
+			freelist = c->freelist ? c->freelist : cpu_slab_refill_locked(s, c);
+			if (freelist) {
+				WRITE_ONCE(c->freelist, get_freepointer(s, freelist));
+				spin_unlock(&c->lock);
+				return freelist;
+			}
+			spin_unlock(&c->lock);
+		}
+		if (!cpu_partial_to_cpu_slab(s, c))
+			break;
+	}
+	freelist = get_new_cpu_slab(s, gfpflags, node, c, &slab);
+	if (unlikely(!freelist))
+		return NULL;
+	spin_lock(&c->lock);
+	cpu_slab_install(s, c, slab, get_freepointer(s, freelist));
+	spin_unlock(&c->lock);
+	return freelist;
+}
+
+/* Take one object from an unfrozen partial slab (list_lock held); a slab
+ * left without free objects leaves the list. */
+static void *slab_pop_locked(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
+{
+	struct slab old, new;
+
+	do {
+		/* why acquire: the head's free pointer was written by its freer */
+		old.freelist = smp_load_acquire(&slab->freelist);
+		old.counters = READ_ONCE(slab->counters);
+		new.counters = old.counters;
+		new.inuse++;
+		new.freelist = get_freepointer(s, old.freelist);
+	} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
+				      new.freelist, new.counters));
+	if (!new.freelist)
+		remove_partial(n, slab);
+	return old.freelist;
+}
+
+/* The path of a thread without a CPU id: one object under list_lock. */
+static void *slab_alloc_nocpu(struct kmem_cache *s, gfp_t gfpflags, int node)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	struct slab *slab;
+	void *object = NULL;
+
+	spin_lock(&n->list_lock);
+	slab = list_first_entry_or_null(&n->partial, struct slab, slab_list);
+	if (slab)
+		object = slab_pop_locked(s, n, slab);
+	spin_unlock(&n->list_lock);
+	if (object)
+		return object;
+	slab = new_slab(s, gfpflags, node);
+	if (unlikely(!slab)) {
+		slab_out_of_memory(s, gfpflags, node);
+		return NULL;
+	}
+	object = slab->freelist;
+	slab->freelist = get_freepointer(s, object);
+	slab->inuse = 1;
+	slab->frozen = 0;
+	if (slab->freelist) {
+		spin_lock(&n->list_lock);
+		add_partial(n, slab, DEACTIVATE_TO_HEAD);
+		spin_unlock(&n->list_lock);
+	}
+	return object;
+}
+
+static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	void *object;
+
+	if (node != 0)
+		node = NUMA_NO_NODE;	/* only node 0 has memory: any node will do */
+	if (likely(c))
+		object = ___slab_alloc(s, gfpflags, node, c);
+	else
+		object = slab_alloc_nocpu(s, gfpflags, node);
+	if (likely(object) && unlikely(gfpflags & __GFP_ZERO))
+		memset(object, 0, READ_ONCE(s->object_size));
+	return object;
+}
+
+/* ======================= free slow path ======================= */
+
+/* After a remote free that took list_lock (held): free an empty slab or
+ * list a formerly full one.  Drops the lock. */
+static void slab_free_listed(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab,
+			     void *prior, const struct slab *new, bool cpu_partial)
+{
+	if (unlikely(!new->inuse && slab_discard_ok(s, n))) {
+		if (prior) {
+			remove_partial(n, slab);
+			stat(s, FREE_REMOVE_PARTIAL);
+		} else {
+			remove_full(s, slab);
+		}
+		spin_unlock(&n->list_lock);
+		discard_slab(s, slab);
+		return;
+	}
+	if (!cpu_partial && unlikely(!prior)) {
+		remove_full(s, slab);
+		add_partial(n, slab, DEACTIVATE_TO_TAIL);
+		stat(s, FREE_ADD_PARTIAL);
+	}
+	spin_unlock(&n->list_lock);
+}
+
+/*
+ * Free head..tail (cnt objects of one slab, linked) onto the slab's own
+ * freelist.  A full unfrozen slab is frozen onto the freeing CPU's partial
+ * chain (c; NULL for a thread without a CPU: it is listed instead); a slab
+ * that becomes empty may go back to the page allocator.
+ */
+static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			void *head, void *tail, unsigned int cnt)
+{
+	bool cpu_partial = c && kmem_cache_has_cpu_partial(s), was_frozen;
+	struct kmem_cache_node *n = NULL;
+	unsigned long counters;
+	struct slab new;
+	void *prior;
+
+	stat(s, FREE_SLOWPATH);
+	do {
+		if (unlikely(n)) {
+			spin_unlock(&n->list_lock);
+			n = NULL;
+		}
+		prior = READ_ONCE(slab->freelist);
+		counters = READ_ONCE(slab->counters);
+		set_freepointer(s, tail, prior);
+		new.counters = counters;
+		was_frozen = new.frozen;
+		new.inuse -= cnt;
+		if ((!new.inuse || !prior) && !was_frozen) {
+			if (cpu_partial && !prior) {
+				new.frozen = 1;		/* to this CPU's partial chain */
+			} else {
+				n = get_node(s, slab_nid(slab));
+				spin_lock(&n->list_lock);
+			}
+		}
+	} while (!cmpxchg_double_slab(s, slab, prior, counters, head, new.counters));
+
+	if (likely(!n)) {
+		if (likely(was_frozen))
+			stat(s, FREE_FROZEN);
+		else if (new.frozen)
+			put_cpu_partial(s, c, slab, true);
+		return;
+	}
+	slab_free_listed(s, n, slab, prior, &new, cpu_partial);
+}
+
+/* Free head..tail of slab from this thread: onto c->freelist if it is the
+ * cpu slab, else onto the slab (__slab_free). */
+static void do_slab_free(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
+			 unsigned int cnt)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
+	if (likely(c) && slab == c->slab) {
+		set_freepointer(s, tail, c->freelist);
+		WRITE_ONCE(c->freelist, head);
+		stat(s, FREE_FASTPATH);
+		return;
+	}
+	__slab_free(s, c, slab, head, tail, cnt);
+	if (c && unlikely(READ_ONCE(c->flush_request)))
+		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
+}
+
+static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn)
+{
+	struct slab *slab;
+
+	if (unlikely(!x))
+		return;
+	slab = object_slab_checked(s, x, fn);
+	do_slab_free(s, slab, x, x, 1);
+}
+
+/* ======================= the fast paths ======================= */
+
+/*
+ * Call tree (fast paths are inlined into the exported functions):
+ *
+ *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
+ *     slab_alloc_node        pop c->freelist                     [fast]
+ *       __slab_alloc         no CPU yet, or the cpu freelist empty
+ *         ___slab_alloc      remote frees (get_freelist) -> partial chain
+ *                            -> get_partial_node -> new_slab
+ *         slab_alloc_nocpu   thread without a CPU id: under list_lock
+ *   kmem_cache_free / kfree
+ *     slab_free              push onto c->freelist if x is in the cpu slab [fast]
+ *       slab_free_slow       validate x (object_slab_checked), then
+ *         do_slab_free       the cpu slab after all, or
+ *           __slab_free      cmpxchg_double onto slab->freelist; freeze a
+ *                            full slab onto this CPU's chain; free empties
+ *   kmem_cache_free_bulk -> build_detached_freelist -> do_slab_free
+ *
+ * Budget.  alloc: one TLS load, two loads to find c, load and test the
+ * freelist head, decode its free pointer (load, two XORs, bswap), one
+ * store, a test of the gfp flags.  free: find c, a range check against the
+ * cpu slab and an exact-division check (multiply, rotate, compare), a
+ * compare with the freelist head (naive double free), encode, two
+ * stores.  No lock, no atomic read-modify-write, no call.
+ */
+static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	void *object;
+
+	if (unlikely(!c))
+		return __slab_alloc(s, gfpflags, node);	/* thread not attached yet */
+	object = READ_ONCE(c->freelist);
+	if (unlikely(!object))
+		return __slab_alloc(s, gfpflags, node);
+	WRITE_ONCE(c->freelist, get_freepointer(s, object));
+	if (unlikely(gfpflags & __GFP_ZERO))
+		memset(object, 0, READ_ONCE(s->object_size));
+	return object;
+}
+
+static __always_inline void slab_free(struct kmem_cache *s, void *x, const char *fn)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	unsigned long off;
+	void *head;
+
+	if (unlikely(!c))
+		goto slow;
+	/* why one compare: slab_bytes is 0 without a cpu slab */
+	off = (unsigned long)x - READ_ONCE(c->slab_start);
+	if (unlikely(off >= READ_ONCE(c->slab_bytes) || obj_offset_index(s, off) > s->size_limit))
+		goto slow;
+	head = READ_ONCE(c->freelist);
+	if (unlikely(x == head))
+		goto slow;		/* reported there: naive double free */
+	set_freepointer(s, x, head);
+	WRITE_ONCE(c->freelist, x);
+	return;
+slow:
+	slab_free_slow(s, x, fn);
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
+{
+	return slab_alloc_node(s, gfpflags, NUMA_NO_NODE);
+}
+EXPORT_SYMBOL(kmem_cache_alloc);
+
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node)
+{
+	return slab_alloc_node(s, gfpflags, node);
+}
+EXPORT_SYMBOL(kmem_cache_alloc_node);
+
+void kmem_cache_free(struct kmem_cache *s, void *x)
+{
+	slab_free(s, x, "kmem_cache_free");
+}
+EXPORT_SYMBOL(kmem_cache_free);
+
+/* ======================= kmalloc ======================= */
+
+/* kmalloc before the caches exist (first call), or of size 0. */
+static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node)
+{
+	struct kmem_cache *s;
+
+	slab_ensure_init();
+	s = kmalloc_slab(size, flags);
+	if (unlikely(ZERO_OR_NULL_PTR(s)))
+		return s;
+	return slab_alloc_node(s, flags, node);
+}
+
+static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int node)
+{
+	struct kmem_cache *s;
+
+	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
+		return kmalloc_large_node(size, flags, node);
+	s = kmalloc_slab(size, flags);
+	if (unlikely(ZERO_OR_NULL_PTR(s)))
+		return kmalloc_slow(size, flags, node);
+	return slab_alloc_node(s, flags, node);
+}
+
+void *__kmalloc(size_t size, gfp_t flags)
+{
+	return kmalloc_node_inline(size, flags, NUMA_NO_NODE);
+}
+EXPORT_SYMBOL(__kmalloc);
+
+void *__kmalloc_node(size_t size, gfp_t flags, int node)
+{
+	return kmalloc_node_inline(size, flags, node);
+}
+EXPORT_SYMBOL(__kmalloc_node);
+
+static noinline void kfree_large(struct folio *folio, const void *x)
+{
+	if (unlikely(!folio_test_large_kmalloc(folio)))
+		free_invalid_pointer("kfree", x, "not a slab object or large kmalloc: double free?");
+	free_large_kmalloc(folio, (void *)x);
+}
+
+void kfree(const void *x)
+{
+	struct folio *folio;
+
+	if (unlikely(ZERO_OR_NULL_PTR(x)))
+		return;
+	if (unlikely(!virt_addr_valid(x)))
+		free_invalid_pointer("kfree", x, "not in the arena");
+	folio = virt_to_folio(x);
+	if (unlikely(!folio_test_slab(folio))) {
+		kfree_large(folio, x);
+		return;
+	}
+	slab_free(folio_slab(folio)->slab_cache, (void *)x, "kfree");
+}
+EXPORT_SYMBOL(kfree);
+
+static inline unsigned int slab_ksize(const struct kmem_cache *s)
+{
+	/* debug metadata lives in the padding: only the object is usable */
+	if (s->flags & (SLAB_RED_ZONE | SLAB_POISON))
+		return s->object_size;
+	/* the free pointer or tracks follow the object */
+	if (s->flags & (SLAB_TYPESAFE_BY_RCU | SLAB_STORE_USER))
+		return s->inuse;
+	return s->size;
+}
+
+size_t __ksize(const void *object)
+{
+	struct folio *folio;
+
+	if (unlikely(ZERO_OR_NULL_PTR(object)))
+		return 0;
+	if (unlikely(!virt_addr_valid(object)))
+		free_invalid_pointer("ksize", object, "not in the arena");
+	folio = virt_to_folio(object);
+	if (unlikely(!folio_test_slab(folio))) {
+		if (!folio_test_large_kmalloc(folio))
+			free_invalid_pointer("ksize", object, "not a slab object or large kmalloc");
+		return folio_size(folio);
+	}
+	return slab_ksize(folio_slab(folio)->slab_cache);
+}
+
+/* ======================= bulk ======================= */
+
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size, void **p)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	size_t i;
+	void *object;
+
+	for (i = 0; i < size; i++) {
+		object = c ? c->freelist : NULL;
+		if (likely(object)) {
+			WRITE_ONCE(c->freelist, get_freepointer(s, object));
+			p[i] = object;
+			continue;
+		}
+		p[i] = c ? ___slab_alloc(s, flags, NUMA_NO_NODE, c) :
+			   slab_alloc_nocpu(s, flags, NUMA_NO_NODE);
+		if (unlikely(!p[i])) {
+			kmem_cache_free_bulk(s, i, p);	/* all or nothing */
+			return 0;
+		}
+	}
+	if (unlikely(flags & __GFP_ZERO))
+		for (i = 0; i < size; i++)
+			memset(p[i], 0, READ_ONCE(s->object_size));
+	return (int)size;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_bulk);
+
+/* Objects of one slab, linked freelist..tail, to free with one operation. */
+struct detached_freelist {
+	struct slab *slab;		/* their slab */
+	void *tail;			/* last object of the chain */
+	void *freelist;			/* first object of the chain */
+	unsigned int cnt;		/* objects in the chain */
+	struct kmem_cache *s;		/* their cache */
+};
+
+/* Start a detached freelist with p[size] (not NULL); false if it was a large
+ * kmalloc, which is freed at once. */
+static bool detached_freelist_start(struct kmem_cache *s, void *object,
+				    struct detached_freelist *df)
+{
+	struct folio *folio;
+
+	if (!s) {	/* kfree_bulk: any kmalloc object */
+		if (unlikely(!virt_addr_valid(object)))
+			free_invalid_pointer("kfree_bulk", object, "not in the arena");
+		folio = virt_to_folio(object);
+		if (unlikely(!folio_test_slab(folio))) {
+			kfree_large(folio, object);
+			return false;
+		}
+	}
+	df->slab = object_slab_checked(s, object, s ? "kmem_cache_free_bulk" : "kfree_bulk");
+	df->s = df->slab->slab_cache;
+	set_freepointer(df->s, object, NULL);
+	df->tail = object;
+	df->freelist = object;
+	df->cnt = 1;
+	return true;
+}
+
+/*
+ * From the end of p, gather the last object's slab-mates into one chain,
+ * marking them NULL in p; look ahead past at most 3 other objects.  Returns
+ * how much of p is left to process.
+ */
+static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
+				      struct detached_freelist *df)
+{
+	size_t first_skipped_index = 0;
+	int lookahead = 3;
+	void *object;
+
+	df->slab = NULL;
+	do {
+		object = p[--size];
+	} while (!object && size);
+	if (!object)
+		return 0;
+	p[size] = NULL;
+	if (!detached_freelist_start(s, object, df))
+		return size;
+	while (size) {
+		object = p[--size];
+		if (!object)
+			continue;
+		if (virt_to_slab(object) == df->slab) {
+			object_slab_checked(df->s, object, "kmem_cache_free_bulk");
+			set_freepointer(df->s, object, df->freelist);
+			df->freelist = object;
+			df->cnt++;
+			p[size] = NULL;
+			continue;
+		}
+		if (!--lookahead)
+			break;
+		if (!first_skipped_index)
+			first_skipped_index = size + 1;
+	}
+	return first_skipped_index;
+}
+
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
+	struct detached_freelist df;
+
+	while (size) {
+		size = build_detached_freelist(s, size, p, &df);
+		if (df.slab)
+			do_slab_free(df.s, df.slab, df.freelist, df.tail, df.cnt);
+	}
+}
+EXPORT_SYMBOL(kmem_cache_free_bulk);
+
+/* ======================= cache lifecycle ======================= */
+
+static void init_kmem_cache_node(struct kmem_cache_node *n)
+{
+	spin_lock_init(&n->list_lock);
+	n->nr_partial = 0;
+	INIT_LIST_HEAD(&n->partial);
+	atomic_long_set(&n->nr_slabs, 0);
+	atomic_long_set(&n->total_objects, 0);
+	INIT_LIST_HEAD(&n->full);
+}
+
+/*
+ * The node cache's own node structure, before any cache can allocate one:
+ * carve it out of the node cache's first slab by hand (slab_state DOWN).
+ */
+static void early_kmem_cache_node_alloc(int node)
+{
+	struct kmem_cache_node *n;
+	struct slab *slab = new_slab(kmem_cache_node, GFP_NOWAIT, node);
+
+	if (!slab)
+		slab_panic("SLUB: Unable to allocate memory from node %d\n", node);
+	n = slab->freelist;
+	slab->freelist = get_freepointer(kmem_cache_node, n);
+	slab->inuse = 1;
+	slab->frozen = 0;
+	kmem_cache_node->node[node] = n;
+	init_kmem_cache_node(n);
+	inc_slabs_node(kmem_cache_node, node, slab->objects);
+	__add_partial(n, slab, DEACTIVATE_TO_HEAD);
+}
+
+static void free_kmem_cache_nodes(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n) {
+		s->node[node] = NULL;
+		kmem_cache_free(kmem_cache_node, n);
+	}
+}
+
+static bool init_kmem_cache_nodes(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for (node = 0; node < nr_node_ids; node++) {
+		if (slab_state == DOWN) {
+			early_kmem_cache_node_alloc(node);
+			continue;
+		}
+		n = kmem_cache_alloc_node(kmem_cache_node, GFP_KERNEL, node);
+		if (!n) {
+			free_kmem_cache_nodes(s);
+			return false;
+		}
+		init_kmem_cache_node(n);
+		s->node[node] = n;
+	}
+	return true;
+}
+
+void __kmem_cache_release(struct kmem_cache *s)
+{
+	kfree(s->random_seq);
+	s->random_seq = NULL;
+	free_percpu(s->cpu_slab);
+	s->cpu_slab = NULL;
+	free_kmem_cache_nodes(s);
+}
+
+static int kmem_cache_open(struct kmem_cache *s, slab_flags_t flags)
+{
+	s->flags = kmem_cache_flags(s->size, flags, s->name);
+	if (CONFIG_SLAB_FREELIST_HARDENED)
+		os_random_bytes(&s->random, sizeof(s->random));
+	if (!calculate_sizes(s))
+		goto error;
+	/* debug F/U/T need the slab lock's atomicity; only then no cmpxchg */
+	if (!(CONFIG_SLUB_DEBUG && (s->flags & SLAB_NO_CMPXCHG)))
+		s->flags |= __CMPXCHG_DOUBLE;
+	set_min_partial(s, ilog2(s->size) / 2);
+	set_cpu_partial(s);
+	if (slab_state >= UP && init_cache_random_seq(s))
+		goto error;
+	if (!init_kmem_cache_nodes(s))
+		goto error;
+	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
+	if (s->cpu_slab)
+		return 0;
+error:
+	__kmem_cache_release(s);
+	return -EINVAL;
+}
+
+int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
+{
+	return kmem_cache_open(s, flags);
+}
+
+struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size, unsigned int align,
+				      slab_flags_t flags, void (*ctor)(void *))
+{
+	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
+
+	if (s) {
+		s->refcount++;
+		/* why the free pointer may stay: the merged size fits in s->size */
+		WRITE_ONCE(s->object_size, max(s->object_size, size));
+		WRITE_ONCE(s->inuse, max(s->inuse, ALIGN(size, (unsigned int)sizeof(void *))));
+	}
+	return s;
+}
+
+slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, const char *name)
+{
+	(void)object_size;
+	(void)name;
+	return flags;	/* slub_debug= per-cache settings arrive with debug mode (§8) */
+}
+
+/* Free objects of a slab on a node list (list_lock held). */
+static unsigned long count_free(const struct slab *slab)
+{
+	struct slab v = slab_counters(slab);
+
+	return v.objects - v.inuse;
+}
+
+static unsigned long count_partial(struct kmem_cache_node *n)
+{
+	struct slab *slab;
+	unsigned long x = 0;
+
+	spin_lock(&n->list_lock);
+	list_for_each_entry(slab, &n->partial, slab_list)
+		x += count_free(slab);
+	spin_unlock(&n->list_lock);
+	return x;
+}
+
+/* Mark in map the free objects of a listed slab (list_lock held, s idle). */
+static void get_free_map(const struct kmem_cache *s, const struct slab *slab, unsigned long *map)
+{
+	char *start = slab_objects_start(s, slab);
+	void *p;
+
+	for (p = READ_ONCE(slab->freelist); p; p = get_freepointer(s, p)) {
+		unsigned long idx = obj_offset_index(s, (unsigned long)((char *)p - start));
+
+		if (idx >= MAX_OBJS_PER_PAGE)
+			break;		/* corrupt chain: stop listing */
+		map[idx / 64] |= 1UL << (idx % 64);
+	}
+}
+
+#define SHUTDOWN_REPORT_OBJECTS	32	/* object lines printed per shutdown report */
+
+/* Report the live objects of a partial slab kept by shutdown; returns lines left. */
+static unsigned int list_slab_objects(const struct kmem_cache *s, const struct slab *slab,
+				      unsigned int budget)
+{
+	unsigned long map[MAX_OBJS_PER_PAGE / 64 + 1];
+	char *start = slab_objects_start(s, slab);
+	unsigned int i, objects = slab_counters(slab).objects;
+
+	memset(map, 0, sizeof(map));
+	get_free_map(s, slab, map);
+	slab_bug(s, "Objects remaining in %s on __kmem_cache_shutdown()", s->name);
+	print_slab_info(slab);
+	for (i = 0; i < objects && budget; i++) {
+		if (map[i / 64] & (1UL << (i % 64)))
+			continue;
+		print_object_line(s, slab, start + (unsigned long)i * s->size);
+		budget--;
+	}
+	return budget;
+}
+
+/* Free the empty partial slabs of n; report the others (shutdown). */
+static void free_partial(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	unsigned int budget = SHUTDOWN_REPORT_OBJECTS;
+	struct slab *slab, *h;
+	LIST_HEAD(discard);
+
+	spin_lock(&n->list_lock);
+	list_for_each_entry_safe(slab, h, &n->partial, slab_list) {
+		if (!slab_counters(slab).inuse) {
+			remove_partial(n, slab);
+			list_add(&slab->slab_list, &discard);
+		} else {
+			budget = list_slab_objects(s, slab, budget);
+		}
+	}
+	spin_unlock(&n->list_lock);
+	list_for_each_entry_safe(slab, h, &discard, slab_list)
+		discard_slab(s, slab);
+}
+
+static void report_remaining(const struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	unsigned long objs = (unsigned long)atomic_long_read(&n->total_objects);
+	unsigned long in_use = objs - count_partial(n);
+
+	if (!READ_ONCE(n->nr_partial))
+		slab_bug(s, "Objects remaining in %s on __kmem_cache_shutdown()", s->name);
+	slab_printk("INFO: %lu objects in %ld slabs remain in use; full slabs are not "
+		    "listed (tracked only with SLAB_STORE_USER)\n",
+		    in_use, atomic_long_read(&n->nr_slabs));
+}
+
+int __kmem_cache_shutdown(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	flush_all_cpus_locked(s);
+	for_each_kmem_cache_node(s, node, n) {
+		free_partial(s, n);
+		if (READ_ONCE(n->nr_partial) || atomic_long_read(&n->nr_slabs)) {
+			report_remaining(s, n);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Free every empty node partial slab (ignoring min_partial) and sort the
+ * rest, fullest first, so allocation fills them and the emptier ones may
+ * drain.  Returns 1 if any slab remains.
+ */
+static int __kmem_cache_do_shrink(struct kmem_cache *s)
+{
+	struct list_head discard, promote[SHRINK_PROMOTE_MAX];
+	struct kmem_cache_node *n;
+	struct slab *slab, *t;
+	int node, i, ret = 0;
+
+	for_each_kmem_cache_node(s, node, n) {
+		INIT_LIST_HEAD(&discard);
+		for (i = 0; i < SHRINK_PROMOTE_MAX; i++)
+			INIT_LIST_HEAD(promote + i);
+		spin_lock(&n->list_lock);
+		list_for_each_entry_safe(slab, t, &n->partial, slab_list) {
+			/* why one snapshot: concurrent frees only lower inuse */
+			struct slab v = slab_counters(slab);
+			unsigned int free = v.objects - v.inuse;
+
+			if (free == v.objects && !(s->flags & SLAB_TYPESAFE_BY_RCU)) {
+				list_move(&slab->slab_list, &discard);
+				WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
+			} else if (free && free <= SHRINK_PROMOTE_MAX) {
+				list_move(&slab->slab_list, promote + free - 1);
+			}
+		}
+		for (i = SHRINK_PROMOTE_MAX - 1; i >= 0; i--)
+			list_splice_init(promote + i, &n->partial);
+		spin_unlock(&n->list_lock);
+		list_for_each_entry_safe(slab, t, &discard, slab_list)
+			discard_slab(s, slab);
+		if (atomic_long_read(&n->nr_slabs))
+			ret = 1;
+	}
+	return ret;
+}
+
+/*
+ * A cpu slab held by another live thread is not taken here: that thread
+ * gives it back at its next allocation slow path, remote free or exit.
+ */
+int __kmem_cache_shrink(struct kmem_cache *s)
+{
+	flush_all(s);
+	return __kmem_cache_do_shrink(s);
+}
+
+/* ======================= slabinfo ======================= */
+
+void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
+{
+	unsigned long nr_slabs = 0, nr_objs = 0, nr_free = 0;
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n) {
+		nr_slabs += (unsigned long)atomic_long_read(&n->nr_slabs);
+		nr_objs += (unsigned long)atomic_long_read(&n->total_objects);
+		nr_free += count_partial(n);
+	}
+	sinfo->active_objs = nr_objs - nr_free;
+	sinfo->num_objs = nr_objs;
+	sinfo->active_slabs = nr_slabs;
+	sinfo->num_slabs = nr_slabs;
+	sinfo->objects_per_slab = oo_objects(s->oo);
+	sinfo->cache_order = oo_order(s->oo);
+}
+
+void slabinfo_show_stats(FILE *f, struct kmem_cache *s)
+{
+	(void)f;	/* SLUB adds no columns */
+	(void)s;
+}
+
+int slabinfo_write_line(const char *line)
+{
+	(void)line;
+	return -EIO;	/* SLUB has no tunables to write */
+}
+
+/* ======================= fork ======================= */
+
+static unsigned int slub_fork_nr_cpus;	/* CPU ids whose locks prepare took (slab_mutex held) */
+
+/* Every list_lock, then every CPU lock (the lock order), of every cache. */
+static void slub_fork_prepare(void)
+{
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+	unsigned int cpu;
+	int node;
+
+	slub_fork_nr_cpus = smp_load_acquire(&nr_cpu_ids);
+	list_for_each_entry(s, &slab_caches, list)
+		for_each_kmem_cache_node(s, node, n)
+			spin_lock(&n->list_lock);
+	list_for_each_entry(s, &slab_caches, list)
+		for (cpu = 0; cpu < slub_fork_nr_cpus; cpu++)
+			spin_lock(&per_cpu_ptr(s->cpu_slab, cpu)->lock);
+}
+
+static void slub_fork_each(void (*fn)(spinlock_t *))
+{
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+	unsigned int cpu;
+	int node;
+
+	list_for_each_entry(s, &slab_caches, list)
+		for (cpu = 0; cpu < slub_fork_nr_cpus; cpu++)
+			fn(&per_cpu_ptr(s->cpu_slab, cpu)->lock);
+	list_for_each_entry(s, &slab_caches, list)
+		for_each_kmem_cache_node(s, node, n)
+			fn(&n->list_lock);
+}
+
+static void slub_fork_parent(void)
+{
+	slub_fork_each(spin_unlock);
+}
+
+static void slub_fork_child(void)
+{
+	slub_fork_each(spin_lock_init);
+}
+
+static const struct fork_hooks slub_fork_hooks = {
+	.prepare = slub_fork_prepare,
+	.parent = slub_fork_parent,
+	.child = slub_fork_child,
+};
+
+/* ======================= bring-up ======================= */
+
+/*
+ * Per-CPU storage starts zeroed and kmem_cache_cpu.lock is never
+ * initialised explicitly, so an all-zero mutex must be an unlocked one.
+ */
+static void check_zeroed_lock(void)
+{
+	static const spinlock_t unlocked = __SPIN_LOCK_UNLOCKED;
+	spinlock_t zero;
+
+	memset(&zero, 0, sizeof(zero));
+	if (memcmp(&zero, &unlocked, sizeof(zero)))
+		slab_panic("SLUB: a zeroed spinlock_t is not an unlocked one on this libc\n");
+}
+
+/* Move a static boot cache into a cache allocated from kmem_cache. */
+static struct kmem_cache *bootstrap(struct kmem_cache *static_cache)
+{
+	struct kmem_cache *s = kmem_cache_alloc(kmem_cache, GFP_NOWAIT | __GFP_ZERO);
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(static_cache->cpu_slab);
+	struct kmem_cache_node *n;
+	struct slab *slab;
+	long listed;
+	int node;
+
+	if (!s)
+		slab_panic("SLUB: Unable to bootstrap %s\n", static_cache->name);
+	memcpy(s, static_cache, kmem_cache->object_size);
+	if (c)
+		__flush_cpu_slab(s, c);
+	for_each_kmem_cache_node(s, node, n) {
+		listed = 0;
+		list_for_each_entry(slab, &n->partial, slab_list) {
+			slab->slab_cache = s;
+			listed++;
+		}
+		/* why: a full slab is on no list and would keep the static cache */
+		if (listed != atomic_long_read(&n->nr_slabs))
+			slab_panic("SLUB: bootstrap of %s found a full slab\n", s->name);
+	}
+	list_add(&s->list, &slab_caches);
+	return s;
+}
+
+static void init_freelist_randomization(void)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		init_cache_random_seq(s);	/* failure leaves that cache linear */
+	mutex_unlock(&slab_mutex);
+}
+
+void kmem_cache_init(void)
+{
+	static struct kmem_cache boot_kmem_cache, boot_kmem_cache_node;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	check_zeroed_lock();
+	slub_nr_cpus = cpus > 1 ? (unsigned int)cpus : 1;
+	kmem_cache_node = &boot_kmem_cache_node;
+	kmem_cache = &boot_kmem_cache;
+	create_boot_cache(kmem_cache_node, "kmem_cache_node", sizeof(struct kmem_cache_node),
+			  SLAB_HWCACHE_ALIGN, 0, 0);
+	slab_state = PARTIAL;	/* kmem_cache_node objects can be allocated */
+	create_boot_cache(kmem_cache, "kmem_cache",
+			  offsetof(struct kmem_cache, node) + nr_node_ids * sizeof(struct kmem_cache_node *),
+			  SLAB_HWCACHE_ALIGN, 0, 0);
+	kmem_cache = bootstrap(&boot_kmem_cache);
+	kmem_cache_node = bootstrap(&boot_kmem_cache_node);
+	setup_kmalloc_cache_index_table();
+	create_kmalloc_caches(0);
+	init_freelist_randomization();
+	cpuhp_setup_state(CPUHP_SLAB_DEAD, slub_cpu_dead);
+	fork_hooks_register(&slub_fork_hooks, FORK_RANK_CACHE);
+}
