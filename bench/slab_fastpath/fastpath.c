@@ -1,172 +1,112 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fastpath.c - alloc+free pair cost of the object-cache and kmalloc fast
- * paths, and of whatever malloc the process runs with (glibc, or a peer
- * through LD_PRELOAD), in the same batch pattern.
+ * fastpath.c - cost of one alloc+free pair on the fast path: the object
+ * cache, kmalloc, or whatever malloc the process runs with (glibc, a peer or
+ * uslab's drop-in through LD_PRELOAD), in the same batch pattern.
  *
- * usage: fastpath MODE SIZE [PAIRS]
- *   MODE  malloc      malloc/free (the peer under LD_PRELOAD, or glibc)
- *         kmem_cache  uslab_kmem_cache_alloc/free on a cache of SIZE bytes
- *         kmalloc     uslab___kmalloc/uslab_kfree
- *         bulk        uslab_kmem_cache_alloc_bulk/free_bulk of 1000 objects
- *         prodcons    2 threads: one allocates (kmem_cache), the other frees
- *         prodcons_malloc  the same with malloc/free
- * Pattern: allocate a batch of 64 objects, write one byte in each, free
- * them in allocation order; repeat.  Prints "RESULT ns_per_pair <ns> ns".
- * With PAIRS given the run does exactly that many pairs (for callgrind,
- * which the driver runs at two PAIRS values to cancel set-up costs).
+ * usage: fastpath [api=malloc|kmem_cache|kmalloc] [size=64] [batch=64]
+ *                 [time=0.25] [pairs=0] [threads=1]
+ * Pattern: allocate a batch of objects, write one byte in each, free them in
+ * allocation order; repeat.  Every thread runs this on its own objects, so
+ * threads=N measures how the fast path scales (no object changes thread).
+ * With pairs=N the run does exactly N pairs on one thread after the same
+ * warm-up (for callgrind, which the driver runs at two values of N so that
+ * the difference cancels start-up and warm-up).
+ * Prints "RESULT ns_per_pair <wall ns / pairs of all threads> ns".
+ *
+ * uslab-bench: malloc (also built malloc-only, see bench/bench.mk)
  */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <uslab/uslab.h>
-#include "../common/bench.h"
+#include "../common/api.h"
 
-#define BATCH 64
+#define MAX_BATCH 4096
+#define WARMUP_ROUNDS 1000
+#define CHECK_EVERY 64		/* rounds between two looks at the clock */
 
-static struct kmem_cache *cache;
-static size_t obj_size;
+static struct bench_api api;
+static size_t obj_size, batch;
+static uint64_t run_ns, start_ns, deadline_ns;
+static pthread_barrier_t warm;
+static atomic_ulong total_pairs;
 
-static void *do_alloc(int mode)
+static BENCH_ALWAYS_INLINE void run_rounds(enum bench_api_kind kind, unsigned long rounds)
 {
-	if (mode == 0)
-		return malloc(obj_size);
-	if (mode == 1)
-		return uslab_kmem_cache_alloc(cache, USLAB_GFP_KERNEL);
-	return uslab___kmalloc(obj_size, USLAB_GFP_KERNEL);
-}
-
-static void do_free(int mode, void *p)
-{
-	if (mode == 0)
-		free(p);
-	else if (mode == 1)
-		uslab_kmem_cache_free(cache, p);
-	else
-		uslab_kfree(p);
-}
-
-static void run_batches(int mode, unsigned long rounds)
-{
-	void *p[BATCH];
+	void *p[MAX_BATCH];
 
 	for (unsigned long r = 0; r < rounds; r++) {
-		for (int i = 0; i < BATCH; i++) {
-			p[i] = do_alloc(mode);
-			*(volatile char *)p[i] = (char)i;
+		for (size_t i = 0; i < batch; i++) {
+			p[i] = bench_alloc(&api, kind, obj_size);
+			bench_touch(p[i], i);
 		}
-		for (int i = 0; i < BATCH; i++)
-			do_free(mode, p[i]);
+		for (size_t i = 0; i < batch; i++)
+			bench_free(&api, kind, p[i]);
 	}
 }
 
-static double time_batches(int mode, unsigned long rounds)
+/* Whole chunks of CHECK_EVERY rounds until the deadline; returns the pairs. */
+static BENCH_ALWAYS_INLINE void run_timed(enum bench_api_kind kind, unsigned long *pairs)
 {
-	uint64_t t0 = bench_now_ns();
+	unsigned long chunks = 0;
 
-	run_batches(mode, rounds);
-	return (double)(bench_now_ns() - t0) / (double)(rounds * BATCH);
+	do {
+		run_rounds(kind, CHECK_EVERY);
+		chunks++;
+	} while (bench_now_ns() < deadline_ns);
+	*pairs = chunks * CHECK_EVERY * batch;
 }
 
-static void run_bulk(unsigned long rounds)
+/* Warm up (slabs exist, per-thread caches are filled), then time together:
+ * thread 0 starts the clock once every thread is warm. */
+static void thread_work(unsigned int i, void *arg)
 {
-	enum { N = 1000 };
-	static void *p[N];
-	uint64_t t0 = bench_now_ns();
+	unsigned long pairs;
 
-	for (unsigned long r = 0; r < rounds; r++) {
-		if (uslab_kmem_cache_alloc_bulk(cache, USLAB_GFP_KERNEL, N, p) != N) {
-			fprintf(stderr, "bulk alloc failed\n");
-			exit(1);
-		}
-		bench_escape(p);
-		uslab_kmem_cache_free_bulk(cache, N, p);
-	}
-	bench_result("ns_per_object", (double)(bench_now_ns() - t0) / (double)(rounds * N), "ns");
-}
-
-/* ---- producer/consumer through a single-producer single-consumer ring ---- */
-#define RING 4096
-static void *ring[RING];
-static atomic_ulong head, tail;
-static int pc_mode;
-static unsigned long pc_total;
-
-static void *consumer(void *arg)
-{
 	(void)arg;
-	for (unsigned long n = 0; n < pc_total; n++) {
-		unsigned long t = atomic_load_explicit(&tail, memory_order_relaxed);
-
-		while (atomic_load_explicit(&head, memory_order_acquire) == t)
-			;
-		void *p = ring[t % RING];
-		atomic_store_explicit(&tail, t + 1, memory_order_release);
-		do_free(pc_mode, p);
+	BENCH_API_DISPATCH(api.kind, run_rounds, WARMUP_ROUNDS);
+	pthread_barrier_wait(&warm);
+	if (i == 0) {
+		start_ns = bench_now_ns();
+		deadline_ns = start_ns + run_ns;
 	}
-	return NULL;
+	pthread_barrier_wait(&warm);
+	BENCH_API_DISPATCH(api.kind, run_timed, &pairs);
+	atomic_fetch_add(&total_pairs, pairs);
 }
 
-static void run_prodcons(int mode, unsigned long total)
-{
-	pthread_t th;
-	uint64_t t0;
-
-	pc_mode = mode;
-	pc_total = total;
-	t0 = bench_now_ns();
-	pthread_create(&th, NULL, consumer, NULL);
-	for (unsigned long n = 0; n < total; n++) {
-		void *p = do_alloc(mode);
-		unsigned long h = atomic_load_explicit(&head, memory_order_relaxed);
-
-		*(volatile char *)p = 1;
-		while (h - atomic_load_explicit(&tail, memory_order_acquire) >= RING)
-			;
-		ring[h % RING] = p;
-		atomic_store_explicit(&head, h + 1, memory_order_release);
-	}
-	pthread_join(th, NULL);
-	bench_result("ns_per_object", (double)(bench_now_ns() - t0) / (double)total, "ns");
-}
+static struct bench_opt opts[] = {
+	{ "api", "malloc", "malloc, kmem_cache or kmalloc" },
+	{ "size", "64", "object size in bytes" },
+	{ "batch", "64", "objects allocated before they are freed (1..4096)" },
+	{ "time", "0.25", "seconds to run (after a warm-up)" },
+	{ "pairs", "0", "if not 0: exactly this many pairs on one thread, untimed" },
+	{ "threads", "1", "threads, each on its own objects" },
+	{ NULL, NULL, NULL }
+};
 
 int main(int argc, char **argv)
 {
-	const char *mode;
-	unsigned long pairs = 0, rounds;
+	unsigned long pairs, threads;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s MODE SIZE [PAIRS]\n", argv[0]);
-		return 2;
-	}
-	mode = argv[1];
-	obj_size = bench_parse_size(argv[2]);
-	if (argc > 3)
-		pairs = strtoul(argv[3], NULL, 0);
-	cache = uslab_kmem_cache_create("bench_obj", (unsigned int)obj_size, 0, 0, NULL);
-	if (!cache) {
-		fprintf(stderr, "cache creation failed\n");
-		return 1;
-	}
-	if (!strcmp(mode, "bulk")) {
-		run_bulk(pairs ? pairs : 2000);
+	bench_parse_opts(argc, argv, opts, "fastpath");
+	obj_size = bench_opt_size(opts, "size");
+	batch = bench_opt_size(opts, "batch");
+	pairs = bench_opt_ul(opts, "pairs");
+	threads = bench_opt_ul(opts, "threads");
+	if (!obj_size || !batch || batch > MAX_BATCH || !threads || threads > 1024)
+		bench_die("fastpath: need size > 0, batch in 1..%d, threads in 1..1024", MAX_BATCH);
+	bench_api_init(&api, opts, obj_size);
+	if (api.kind == BENCH_BULK)
+		bench_die("fastpath: api=bulk belongs to the batch benchmark");
+	if (pairs) {
+		BENCH_API_DISPATCH(api.kind, run_rounds, WARMUP_ROUNDS);
+		BENCH_API_DISPATCH(api.kind, run_rounds, pairs / batch);
 		return 0;
 	}
-	if (!strncmp(mode, "prodcons", 8)) {
-		run_prodcons(strcmp(mode, "prodcons") ? 0 : 1, pairs ? pairs : 2000000);
-		return 0;
-	}
-	int m = !strcmp(mode, "malloc") ? 0 : !strcmp(mode, "kmem_cache") ? 1 :
-		!strcmp(mode, "kmalloc") ? 2 : -1;
-	if (m < 0) {
-		fprintf(stderr, "unknown mode %s\n", mode);
-		return 2;
-	}
-	if (pairs) {	/* fixed work, for instruction counting */
-		run_batches(m, pairs / BATCH);
-		return 0;
-	}
-	run_batches(m, 2000);	/* warm up: slabs exist, caches populated */
-	rounds = 40000;
-	bench_result("ns_per_pair", time_batches(m, rounds), "ns");
+	run_ns = (uint64_t)(bench_opt_double(opts, "time") * 1e9);
+	pthread_barrier_init(&warm, NULL, (unsigned int)threads);
+	bench_run_threads((unsigned int)threads, thread_work, NULL);
+	bench_result("ns_per_pair", (double)(bench_now_ns() - start_ns) / (double)total_pairs, "ns");
+	bench_api_exit(&api);
 	return 0;
 }

@@ -176,6 +176,13 @@ USLAB_API void uslab_kvfree_sensitive(const void *addr, size_t len);
 
 /* /proc/slabinfo version 2.1 of this process (SLOB: its documented equivalent). */
 USLAB_API void uslab_show_slabinfo(FILE *f);
+/*
+ * Retune a cache as a write of "name limit batchcount shared" to
+ * /proc/slabinfo does (SLAB only; other allocators return -EIO).  Returns 0
+ * when applied or ignored for out-of-range values (as the kernel does),
+ * -EINVAL for a malformed line or an unknown cache, -ENOMEM.
+ */
+USLAB_API int uslab_slabinfo_write(const char *line);
 /* Name of the allocator this library was built with: "slub", "slab" or "slob". */
 USLAB_API const char *uslab_allocator_name(void);
 

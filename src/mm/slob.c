@@ -289,7 +289,7 @@ static slob_t *slob_find_free(const struct slab *sp, const slob_t *b)
 {
 	slob_t *f;
 
-	if (!sp->units)
+	if (!sp->units || !sp->freelist)	/* full, or being freed */
 		return NULL;
 	for (f = sp->freelist; f <= b; f = slob_next_checked(f)) {
 		if (b < f + slob_units(f))

@@ -275,12 +275,27 @@ static inline unsigned int oo_objects(struct kmem_cache_order_objects x)
 	return x.x & OO_MASK;
 }
 
-/* A snapshot of a published slab's counters (they change under cmpxchg). */
-static inline struct slab slab_counters(const struct slab *slab)
-{
-	struct slab v;
+/*
+ * The counters word of a slab as a value.  The same bit fields as in struct
+ * slab, in a union small enough to live in a register: editing them in a
+ * 64-byte struct slab on the stack and reloading the word made every
+ * cmpxchg wait for a failed store-to-load forwarding.
+ */
+union slab_counters {
+	unsigned long counters;		/* the word cmpxchg_double compares */
+	struct {
+		unsigned inuse:16;	/* as struct slab */
+		unsigned objects:15;
+		unsigned frozen:1;
+	};
+};
+_Static_assert(sizeof(union slab_counters) == sizeof(unsigned long), "one word");
 
-	v.counters = READ_ONCE(slab->counters);
+/* A snapshot of a published slab's counters (they change under cmpxchg). */
+static inline union slab_counters slab_counters(const struct slab *slab)
+{
+	union slab_counters v = { .counters = READ_ONCE(slab->counters) };
+
 	return v;
 }
 
@@ -377,16 +392,17 @@ static __printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt,
 
 static void print_slab_info(const struct slab *slab)
 {
-	struct slab v = slab_counters(slab);
+	union slab_counters v = slab_counters(slab);
 
-	slab_printk("Slab 0x%p objects=%u used=%u fp=0x%p flags=%#lx\n", (void *)slab,
-		    v.objects, v.inuse, READ_ONCE(slab->freelist), READ_ONCE(slab->__page_flags));
+	slab_printk("Slab 0x%lx objects=%u used=%u fp=0x%lx flags=%#lx\n", (unsigned long)slab,
+		    v.objects, v.inuse, (unsigned long)READ_ONCE(slab->freelist),
+		    READ_ONCE(slab->__page_flags));
 }
 
 static void print_object_line(const struct kmem_cache *s, const struct slab *slab,
 			      const void *object)
 {
-	slab_printk("Object 0x%p @offset=%lu\n", object,
+	slab_printk("Object 0x%lx @offset=%lu\n", (unsigned long)object,
 		    (unsigned long)((const char *)object - (char *)slab_objects_start(s, slab)));
 }
 
@@ -400,7 +416,8 @@ static noinline __cold __noreturn void naive_double_free(const struct kmem_cache
 {
 	struct slab *slab = virt_to_slab(object);
 
-	slab_bug(s, "Object already free: double free of 0x%p (it heads the freelist)", object);
+	slab_bug(s, "Object already free: double free of 0x%lx (it heads the freelist)",
+		 (unsigned long)object);
 	if (slab) {
 		print_slab_info(slab);
 		print_object_line(s, slab, object);
@@ -420,17 +437,17 @@ static noinline __cold __noreturn void free_wrong_cache(const struct kmem_cache 
 {
 	slab_warn("mm/slub.c:cache_from_obj",
 		  "cache_from_obj: Wrong slab cache. %s but object is from %s\n", s->name, t->name);
-	slab_printk("Object 0x%p not freed\n", x);
+	slab_printk("Object 0x%lx not freed\n", (unsigned long)x);
 	slab_abort("cache_from_obj");
 }
 
 static noinline __cold __noreturn void free_bad_object(const struct kmem_cache *s,
 							const struct slab *slab, const void *x)
 {
-	slab_bug(s, "Invalid object pointer 0x%p", x);
+	slab_bug(s, "Invalid object pointer 0x%lx", (unsigned long)x);
 	print_slab_info(slab);
-	slab_printk("0x%p is not the start of an object of %u bytes; nothing was freed\n",
-		    x, s->size);
+	slab_printk("0x%lx is not the start of an object of %u bytes; nothing was freed\n",
+		    (unsigned long)x, s->size);
 	slab_abort("free_consistency_checks");
 }
 
@@ -490,7 +507,7 @@ static bool cmpxchg_slab_locked(struct slab *slab, void *freelist_old, unsigned 
 }
 
 /* Replace slab's freelist+counters if they still hold the old values. */
-static bool cmpxchg_double_slab(const struct kmem_cache *s, struct slab *slab,
+static __always_inline bool cmpxchg_double_slab(const struct kmem_cache *s, struct slab *slab,
 				void *freelist_old, unsigned long counters_old,
 				void *freelist_new, unsigned long counters_new)
 {
@@ -509,13 +526,67 @@ static bool cmpxchg_double_slab(const struct kmem_cache *s, struct slab *slab,
 
 /* ======================= node lists (list_lock held) ======================= */
 
+/*
+ * List operations on slab->slab_list.  Its next pointer (like slab->next)
+ * overlays page->compound_head, which virt_to_slab() reads with no lock
+ * of ours (kfree of an object of the slab, by any thread): every write of
+ * a next pointer is a WRITE_ONCE, so that read is an intended race.  The
+ * value always has bit 0 clear (aligned list pointers), so the page still
+ * reads as a head page.
+ */
+static void slab_list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
+{
+	next->prev = n;
+	n->prev = prev;
+	WRITE_ONCE(n->next, next);
+	WRITE_ONCE(prev->next, n);
+}
+
+static void slab_list_unlink(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	WRITE_ONCE(e->prev->next, e->next);
+}
+
+static void slab_list_add(struct slab *slab, struct list_head *head, bool tail)
+{
+	if (tail)
+		slab_list_link(&slab->slab_list, head->prev, head);
+	else
+		slab_list_link(&slab->slab_list, head, head->next);
+}
+
+static void slab_list_del(struct slab *slab)
+{
+	slab_list_unlink(&slab->slab_list);
+	WRITE_ONCE(slab->slab_list.next, LIST_POISON1);
+	slab->slab_list.prev = LIST_POISON2;
+}
+
+static void slab_list_move(struct slab *slab, struct list_head *head)
+{
+	slab_list_unlink(&slab->slab_list);
+	slab_list_add(slab, head, false);
+}
+
+/* Move every slab of list to the front of head; list becomes empty. */
+static void slab_list_splice_init(struct list_head *list, struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	if (first == list)
+		return;
+	first->prev = head;
+	head->next->prev = last;
+	WRITE_ONCE(last->next, head->next);
+	WRITE_ONCE(head->next, first);
+	INIT_LIST_HEAD(list);
+}
+
 static void __add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
 {
 	WRITE_ONCE(n->nr_partial, n->nr_partial + 1);
-	if (tail == DEACTIVATE_TO_TAIL)
-		list_add_tail(&slab->slab_list, &n->partial);
-	else
-		list_add(&slab->slab_list, &n->partial);
+	slab_list_add(slab, &n->partial, tail == DEACTIVATE_TO_TAIL);
 }
 
 static void add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
@@ -525,20 +596,20 @@ static void add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
 
 static void remove_partial(struct kmem_cache_node *n, struct slab *slab)
 {
-	list_del(&slab->slab_list);
+	slab_list_del(slab);
 	WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
 }
 
 static void add_full(const struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
 {
 	if (kmem_cache_tracks_full(s))
-		list_add(&slab->slab_list, &n->full);
+		slab_list_add(slab, &n->full, false);
 }
 
 static void remove_full(const struct kmem_cache *s, struct slab *slab)
 {
 	if (kmem_cache_tracks_full(s))
-		list_del(&slab->slab_list);
+		slab_list_del(slab);
 }
 
 static void inc_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
@@ -884,7 +955,8 @@ static void __unfreeze_partials(struct kmem_cache *s, struct slab *partial_slab)
 {
 	struct kmem_cache_node *n = NULL, *n2;
 	struct slab *slab, *slab_to_discard = NULL;
-	struct slab old, new;
+	union slab_counters old, new;
+	void *freelist;
 
 	while (partial_slab) {
 		slab = partial_slab;
@@ -897,14 +969,14 @@ static void __unfreeze_partials(struct kmem_cache *s, struct slab *partial_slab)
 			spin_lock(&n->list_lock);
 		}
 		do {
-			old.freelist = READ_ONCE(slab->freelist);
-			old.counters = READ_ONCE(slab->counters);
-			new.counters = old.counters;
+			freelist = READ_ONCE(slab->freelist);
+			old = slab_counters(slab);
+			new = old;
 			new.frozen = 0;
-		} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
-					      old.freelist, new.counters));
+		} while (!cmpxchg_double_slab(s, slab, freelist, old.counters,
+					      freelist, new.counters));
 		if (unlikely(!new.inuse && slab_discard_ok(s, n))) {
-			slab->next = slab_to_discard;
+			WRITE_ONCE(slab->next, slab_to_discard);
 			slab_to_discard = slab;
 		} else {
 			add_partial(n, slab, DEACTIVATE_TO_TAIL);
@@ -941,7 +1013,7 @@ static void put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		}
 	}
 	slab->slabs = slabs + 1;
-	slab->next = oldslab;
+	WRITE_ONCE(slab->next, oldslab);
 	WRITE_ONCE(c->partial, slab);
 	spin_unlock(&c->lock);
 	if (slab_to_unfreeze) {
@@ -973,20 +1045,20 @@ static void unfreeze_partials_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c
 static void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n,
 			  struct slab *slab, bool take_all)
 {
-	struct slab old, new;
+	union slab_counters old, new;
+	void *freelist;
 
 	do {
-		old.freelist = READ_ONCE(slab->freelist);
-		old.counters = READ_ONCE(slab->counters);
-		new.counters = old.counters;
-		new.freelist = take_all ? NULL : old.freelist;
+		freelist = READ_ONCE(slab->freelist);
+		old = slab_counters(slab);
+		new = old;
 		if (take_all)
 			new.inuse = old.objects;
 		new.frozen = 1;
-	} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
-				      new.freelist, new.counters));
+	} while (!cmpxchg_double_slab(s, slab, freelist, old.counters,
+				      take_all ? NULL : freelist, new.counters));
 	remove_partial(n, slab);
-	return old.freelist;
+	return freelist;
 }
 
 /* A cpu slab from the node's partial list, plus up to half a chain of more
@@ -1042,17 +1114,16 @@ static void cpu_slab_clear(struct kmem_cache_cpu *c)
  * none the slab is full: it is unfrozen and leaves this CPU. */
 static void *get_freelist(const struct kmem_cache *s, struct slab *slab)
 {
-	struct slab new;
-	unsigned long counters;
+	union slab_counters old, new;
 	void *freelist;
 
 	do {
 		freelist = READ_ONCE(slab->freelist);
-		counters = READ_ONCE(slab->counters);
-		new.counters = counters;
+		old = slab_counters(slab);
+		new = old;
 		new.inuse = new.objects;
 		new.frozen = freelist != NULL;
-	} while (!cmpxchg_double_slab(s, slab, freelist, counters, NULL, new.counters));
+	} while (!cmpxchg_double_slab(s, slab, freelist, old.counters, NULL, new.counters));
 	return freelist;
 }
 
@@ -1112,34 +1183,35 @@ static void deactivate_slab(struct kmem_cache *s, struct slab *slab, void *freel
 	enum slab_modes l = M_NONE, m;
 	unsigned int free_delta;
 	void *freelist_tail = cpu_freelist_tail(s, freelist, &free_delta);
-	struct slab old, new;
+	union slab_counters old, new;
+	void *old_freelist, *new_freelist;
 	bool lock = false;
 
 	if (tail == DEACTIVATE_TO_TAIL)
 		stat(s, DEACTIVATE_REMOTE_FREES);
 	do {
-		old.freelist = READ_ONCE(slab->freelist);
-		old.counters = READ_ONCE(slab->counters);
-		new.counters = old.counters;
-		new.freelist = old.freelist;
+		old_freelist = READ_ONCE(slab->freelist);
+		old = slab_counters(slab);
+		new = old;
+		new_freelist = old_freelist;
 		if (freelist_tail) {
 			new.inuse -= free_delta;
-			set_freepointer(s, freelist_tail, old.freelist);
-			new.freelist = freelist;
+			set_freepointer(s, freelist_tail, old_freelist);
+			new_freelist = freelist;
 		}
 		new.frozen = 0;
 		if (!new.inuse && slab_discard_ok(s, n))
 			m = M_FREE;
 		else
-			m = new.freelist ? M_PARTIAL : M_FULL;
+			m = new_freelist ? M_PARTIAL : M_FULL;
 		if (!lock && (m == M_PARTIAL || (m == M_FULL && kmem_cache_tracks_full(s)))) {
 			lock = true;
 			spin_lock(&n->list_lock);
 		}
 		slab_move_lists(s, n, slab, l, m, tail);
 		l = m;
-	} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
-				      new.freelist, new.counters));
+	} while (!cmpxchg_double_slab(s, slab, old_freelist, old.counters,
+				      new_freelist, new.counters));
 	if (lock)
 		spin_unlock(&n->list_lock);
 	deactivate_stat(s, m, tail);
@@ -1332,20 +1404,20 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
  * left without free objects leaves the list. */
 static void *slab_pop_locked(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
 {
-	struct slab old, new;
+	union slab_counters old, new;
+	void *object, *next;
 
 	do {
 		/* why acquire: the head's free pointer was written by its freer */
-		old.freelist = smp_load_acquire(&slab->freelist);
-		old.counters = READ_ONCE(slab->counters);
-		new.counters = old.counters;
+		object = smp_load_acquire(&slab->freelist);
+		old = slab_counters(slab);
+		new = old;
 		new.inuse++;
-		new.freelist = get_freepointer(s, old.freelist);
-	} while (!cmpxchg_double_slab(s, slab, old.freelist, old.counters,
-				      new.freelist, new.counters));
-	if (!new.freelist)
+		next = get_freepointer(s, object);
+	} while (!cmpxchg_double_slab(s, slab, object, old.counters, next, new.counters));
+	if (!next)
 		remove_partial(n, slab);
-	return old.freelist;
+	return object;
 }
 
 /* The path of a thread without a CPU id: one object under list_lock. */
@@ -1400,9 +1472,9 @@ static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int nod
 /* After a remote free that took list_lock (held): free an empty slab or
  * list a formerly full one.  Drops the lock. */
 static void slab_free_listed(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab,
-			     void *prior, const struct slab *new, bool cpu_partial)
+			     void *prior, union slab_counters new, bool cpu_partial)
 {
-	if (unlikely(!new->inuse && slab_discard_ok(s, n))) {
+	if (unlikely(!new.inuse && slab_discard_ok(s, n))) {
 		if (prior) {
 			remove_partial(n, slab);
 			stat(s, FREE_REMOVE_PARTIAL);
@@ -1432,8 +1504,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 {
 	bool cpu_partial = c && kmem_cache_has_cpu_partial(s), was_frozen;
 	struct kmem_cache_node *n = NULL;
-	unsigned long counters;
-	struct slab new;
+	union slab_counters old, new;
 	void *prior;
 
 	stat(s, FREE_SLOWPATH);
@@ -1443,9 +1514,9 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 			n = NULL;
 		}
 		prior = READ_ONCE(slab->freelist);
-		counters = READ_ONCE(slab->counters);
+		old = slab_counters(slab);
 		set_freepointer(s, tail, prior);
-		new.counters = counters;
+		new = old;
 		was_frozen = new.frozen;
 		new.inuse -= cnt;
 		if ((!new.inuse || !prior) && !was_frozen) {
@@ -1456,7 +1527,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 				spin_lock(&n->list_lock);
 			}
 		}
-	} while (!cmpxchg_double_slab(s, slab, prior, counters, head, new.counters));
+	} while (!cmpxchg_double_slab(s, slab, prior, old.counters, head, new.counters));
 
 	if (likely(!n)) {
 		if (likely(was_frozen))
@@ -1465,7 +1536,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 			put_cpu_partial(s, c, slab, true);
 		return;
 	}
-	slab_free_listed(s, n, slab, prior, &new, cpu_partial);
+	slab_free_listed(s, n, slab, prior, new, cpu_partial);
 }
 
 /* Free head..tail of slab from this thread: onto c->freelist if it is the
@@ -1911,7 +1982,7 @@ slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, cons
 /* Free objects of a slab on a node list (list_lock held). */
 static unsigned long count_free(const struct slab *slab)
 {
-	struct slab v = slab_counters(slab);
+	union slab_counters v = slab_counters(slab);
 
 	return v.objects - v.inuse;
 }
@@ -1977,7 +2048,7 @@ static void free_partial(struct kmem_cache *s, struct kmem_cache_node *n)
 	list_for_each_entry_safe(slab, h, &n->partial, slab_list) {
 		if (!slab_counters(slab).inuse) {
 			remove_partial(n, slab);
-			list_add(&slab->slab_list, &discard);
+			slab_list_add(slab, &discard, false);
 		} else {
 			budget = list_slab_objects(s, slab, budget);
 		}
@@ -1987,16 +2058,19 @@ static void free_partial(struct kmem_cache *s, struct kmem_cache_node *n)
 		discard_slab(s, slab);
 }
 
+/* The totals after free_partial() reported the partial slabs' objects. */
 static void report_remaining(const struct kmem_cache *s, struct kmem_cache_node *n)
 {
-	unsigned long objs = (unsigned long)atomic_long_read(&n->total_objects);
-	unsigned long in_use = objs - count_partial(n);
+	unsigned long slabs = (unsigned long)atomic_long_read(&n->nr_slabs);
+	unsigned long partial = READ_ONCE(n->nr_partial);
+	unsigned long in_use = (unsigned long)atomic_long_read(&n->total_objects) - count_partial(n);
 
-	if (!READ_ONCE(n->nr_partial))
+	if (!partial)
 		slab_bug(s, "Objects remaining in %s on __kmem_cache_shutdown()", s->name);
-	slab_printk("INFO: %lu objects in %ld slabs remain in use; full slabs are not "
-		    "listed (tracked only with SLAB_STORE_USER)\n",
-		    in_use, atomic_long_read(&n->nr_slabs));
+	slab_printk("INFO: %lu objects in %lu slabs remain in use\n", in_use, slabs);
+	if (slabs > partial)
+		slab_printk("INFO: %lu full slabs are not listed (tracked only with SLAB_STORE_USER)\n",
+			    slabs - partial);
 }
 
 int __kmem_cache_shutdown(struct kmem_cache *s)
@@ -2034,18 +2108,18 @@ static int __kmem_cache_do_shrink(struct kmem_cache *s)
 		spin_lock(&n->list_lock);
 		list_for_each_entry_safe(slab, t, &n->partial, slab_list) {
 			/* why one snapshot: concurrent frees only lower inuse */
-			struct slab v = slab_counters(slab);
+			union slab_counters v = slab_counters(slab);
 			unsigned int free = v.objects - v.inuse;
 
 			if (free == v.objects && !(s->flags & SLAB_TYPESAFE_BY_RCU)) {
-				list_move(&slab->slab_list, &discard);
+				slab_list_move(slab, &discard);
 				WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
 			} else if (free && free <= SHRINK_PROMOTE_MAX) {
-				list_move(&slab->slab_list, promote + free - 1);
+				slab_list_move(slab, promote + free - 1);
 			}
 		}
 		for (i = SHRINK_PROMOTE_MAX - 1; i >= 0; i--)
-			list_splice_init(promote + i, &n->partial);
+			slab_list_splice_init(promote + i, &n->partial);
 		spin_unlock(&n->list_lock);
 		list_for_each_entry_safe(slab, t, &discard, slab_list)
 			discard_slab(s, slab);

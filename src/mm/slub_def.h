@@ -21,6 +21,8 @@
 #ifndef USLAB_MM_SLUB_DEF_H
 #define USLAB_MM_SLUB_DEF_H
 
+#include "cpu.h"	/* __percpu */
+
 /* Build switches (always defined; override with -DCONFIG_...=0/1). */
 #ifndef CONFIG_SLUB_CPU_PARTIAL
 #define CONFIG_SLUB_CPU_PARTIAL		1	/* per-CPU partial slab chains */
@@ -80,7 +82,8 @@ struct slab {
 	unsigned int __unused;		/* overlays _mapcount: left at -1 */
 	atomic_t __page_refcount;	/* the page allocator's refcount */
 	unsigned long memcg_data;	/* unused: no memcg accounting (0) */
-} __aligned(2 * sizeof(unsigned long));
+};	/* 16-byte aligned because struct page is; no attribute here, since list
+	 * walks form (never dereferenced) slab pointers from list heads */
 
 #define SLUB_SLAB_MATCH(pg, sl)						\
 	_Static_assert(offsetof(struct page, pg) == offsetof(struct slab, sl), \

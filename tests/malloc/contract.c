@@ -27,6 +27,10 @@ static void *(*volatile malloc_p)(size_t) = malloc;
 static void *(*volatile calloc_p)(size_t, size_t) = calloc;
 static void *(*volatile realloc_p)(void *, size_t) = realloc;
 static void *(*volatile reallocarray_p)(void *, size_t, size_t) = reallocarray;
+static void *(*volatile aligned_alloc_p)(size_t, size_t) = aligned_alloc;
+static void *(*volatile memalign_p)(size_t, size_t) = memalign;
+static void *(*volatile pvalloc_p)(size_t) = pvalloc;
+static int (*volatile posix_memalign_p)(void **, size_t, size_t) = posix_memalign;
 
 START_TEST(test_drop_in_in_force)
 {
@@ -258,12 +262,12 @@ START_TEST(test_posix_memalign_einval)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 99;
-		ck_assert_msg(posix_memalign(&p, bad[i], 16) == EINVAL,
+		ck_assert_msg(posix_memalign_p(&p, bad[i], 16) == EINVAL,
 			      "alignment %zu accepted", bad[i]);
 		ck_assert(p == (void *)0x1234);		/* untouched on failure */
 		ck_assert_int_eq(errno, 99);
 	}
-	ck_assert_int_eq(posix_memalign(&p, 64, SIZE_MAX - 64), ENOMEM);
+	ck_assert_int_eq(posix_memalign_p(&p, 64, SIZE_MAX - 64), ENOMEM);
 	ck_assert(p == (void *)0x1234);
 }
 END_TEST
@@ -276,10 +280,10 @@ START_TEST(test_posix_memalign_all_alignments)
 	for (align = sizeof(void *); align <= 16 * MiB; align *= 2) {
 		for (n = 1; n <= 3 * align && n <= 20 * MiB; n = n * 3 + 5) {
 			errno = 7;
-			ck_assert_int_eq(posix_memalign(&p, align, n), 0);
+			ck_assert_int_eq(posix_memalign_p(&p, align, n), 0);
 			ck_assert_int_eq(errno, 7);
 			ck_assert_msg(((uintptr_t)p & (align - 1)) == 0,
-				      "posix_memalign(%zu, %zu) = %p", align, n, p);
+				      "posix_memalign_p(%zu, %zu) = %p", align, n, p);
 			ck_assert(malloc_usable_size(p) >= n);
 			memset(p, 0x5a, n);
 			free(p);
@@ -294,13 +298,13 @@ START_TEST(test_aligned_alloc)
 	void *p;
 
 	errno = 0;
-	ck_assert(aligned_alloc(0, 16) == NULL);
+	ck_assert(aligned_alloc_p(0, 16) == NULL);
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
-	ck_assert(aligned_alloc(24, 48) == NULL);
+	ck_assert(aligned_alloc_p(24, 48) == NULL);
 	ck_assert_int_eq(errno, EINVAL);
 	for (align = 1; align <= 2 * MiB; align *= 2) {
-		p = aligned_alloc(align, 3 * align);
+		p = aligned_alloc_p(align, 3 * align);
 		ck_assert(p != NULL && ((uintptr_t)p & (align - 1)) == 0);
 		memset(p, 1, 3 * align);
 		free(p);
@@ -315,19 +319,19 @@ START_TEST(test_memalign_up_to_1mib_and_beyond)
 
 	for (align = 1; align <= 8 * MiB; align *= 2)
 		for (n = 0; n < 2 * align + 100; n += align / 2 + 1) {
-			p = memalign(align, n);
+			p = memalign_p(align, n);
 			ck_assert_msg(p && ((uintptr_t)p & (align - 1)) == 0,
-				      "memalign(%zu, %zu) = %p", align, n, p);
+				      "memalign_p(%zu, %zu) = %p", align, n, p);
 			ck_assert(malloc_usable_size(p) >= n);
 			memset(p, 0x33, n);
 			free(p);
 		}
 	/* glibc rounds an alignment that is not a power of two up to one */
-	p = memalign(48, 100);
+	p = memalign_p(48, 100);
 	ck_assert(p && ((uintptr_t)p & 63) == 0);
 	free(p);
 	errno = 0;
-	ck_assert(memalign(SIZE_MAX / 2 + 2, 1) == NULL);
+	ck_assert(memalign_p(SIZE_MAX / 2 + 2, 1) == NULL);
 	ck_assert_int_eq(errno, EINVAL);
 }
 END_TEST
@@ -342,7 +346,7 @@ START_TEST(test_valloc_pvalloc)
 		p = valloc(n);
 		ck_assert(p && ((uintptr_t)p % page) == 0 && malloc_usable_size(p) >= n);
 		free(p);
-		p = pvalloc(n);
+		p = pvalloc_p(n);
 		ck_assert(p && ((uintptr_t)p % page) == 0);
 		/* pvalloc rounds the size up to whole pages */
 		ck_assert(malloc_usable_size(p) >= (n + page - 1) / page * page);
@@ -350,7 +354,7 @@ START_TEST(test_valloc_pvalloc)
 		free(p);
 	}
 	errno = 0;
-	ck_assert(pvalloc(SIZE_MAX - 10) == NULL);
+	ck_assert(pvalloc_p(SIZE_MAX - 10) == NULL);
 	ck_assert_int_eq(errno, ENOMEM);
 }
 END_TEST

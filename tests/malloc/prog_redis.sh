@@ -18,7 +18,8 @@ trap stop_server EXIT
 
 for attempt in 1 2 3; do
 	port=$(free_port) || fail "no free port"
-	preload redis-server --bind $host --port "$port" --save '' --appendonly no \
+	# not through the preload function: $! must be the server itself
+	LD_PRELOAD="$MALLOC_LIB" redis-server --bind $host --port "$port" --save '' --appendonly no \
 		--daemonize no --dir "$WORK" --logfile "$WORK/redis.log" &
 	pid=$!
 	for _ in $(seq 1 100); do
