@@ -12,9 +12,8 @@
 #                                              objcopy --localize-hidden
 #      $(BUILD)/lib/libuslab-malloc-V.so       when src/malloc/*.c exist
 #      $(BUILD)/obj/V/libuslab-internal.a      plain archive, for tests
-#      $(BUILD)/tests/V/KIND/NAME              tests/KIND/NAME.c + Check (+ the
-#                                              internal archive, except for
-#                                              tests/malloc: preloaded drop-in)
+#      $(BUILD)/tests/V/KIND/NAME              tests/KIND/NAME.c + Check + the
+#                                              internal archive
 #      $(BUILD)/bin/DEMO-V                     tools/DEMO.c per variant
 #      $(BUILD)/bench/V/DIR/NAME               bench/DIR/NAME.c (static lib)
 #    and once: $(BUILD)/bin/NAME for every other tools/NAME.c (static, slub).
@@ -119,10 +118,10 @@ TOOL_NAMES := $(TOOL_SRCS:tools/%.c=%)
 DEMO_NAMES := $(DEMO_SRCS:tools/%.c=%)
 BENCH_COMMON_SRCS := $(sort $(wildcard bench/common/*.c))
 BENCH_SRCS := $(filter-out $(BENCH_COMMON_SRCS),$(sort $(wildcard bench/*/*.c)))
-# tests/malloc/ holds programs linked with the C library only, run with the
-# drop-in preloaded (tools/run-tests.sh sets LD_PRELOAD); a sanitizer runtime
-# owns malloc itself, so they are left out of sanitizer builds.
-TEST_KINDS := unit api misuse stress $(if $(MALLOC_SRCS),$(if $(SAN),,malloc))
+# tests/malloc/ is not among them: its own driver, tests/malloc/run.sh, builds
+# those programs against the C library only and runs them with the drop-in
+# preloaded (`make test` calls it).
+TEST_KINDS := unit api misuse stress
 TEST_SRCS := $(sort $(wildcard $(TEST_KINDS:%=tests/%/*.c)))
 TEST_COMMON_SRCS := $(sort $(wildcard tests/common/*.c))
 THREADED_MARK := /* uslab-test: threaded */
@@ -249,12 +248,6 @@ $(BUILD)/tests/$1/%: $(BUILD)/obj/$1/tests/%.o $(call objs,$1,$(TEST_COMMON_SRCS
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$1,$$@)$$(CC) -o $$@ $$< $(call objs,$1,$(TEST_COMMON_SRCS)) \
 		-Wl,--whole-archive $(call internal_a,$1) -Wl,--no-whole-archive \
-		$$(CHECK_LIBS) $$(LINK_FLAGS)
-
-$(BUILD)/tests/$1/malloc/%: $(BUILD)/obj/$1/tests/malloc/%.o $(call objs,$1,$(TEST_COMMON_SRCS)) \
-		| $(call malloc_so,$1)
-	@mkdir -p $$(@D)
-	$$(call say,LINK,$1,$$@)$$(CC) -o $$@ $$< $(call objs,$1,$(TEST_COMMON_SRCS)) \
 		$$(CHECK_LIBS) $$(LINK_FLAGS)
 
 $(BUILD)/bin/%-$1: $(BUILD)/obj/$1/tools/%.o $(call a_file,$1)

@@ -12,8 +12,7 @@
 # up.  A binary that crashes, times out or exits non-zero while Check counted
 # no failure counts as one failed check; one that prints no summary and exits
 # 0 counts as one passed check; exit 77 with no summary is a skip.  A failed
-# binary's last lines are shown.  Binaries in BUILD/tests/ALLOC/malloc/ run
-# with LD_PRELOAD=BUILD/lib/libuslab-malloc-ALLOC.so.
+# binary's last lines are shown.
 #
 # The run ends with the line "N passed, N failed" (checks), or, with --totals
 # FILE, appends "N N" to FILE instead so that a caller can add several runs up.
@@ -42,23 +41,13 @@ passed=0
 failed=0
 summary_re='^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+'
 
-# Sets alloc, name and preload from a path like BUILD/tests/ALLOC/KIND/NAME
-# or BUILD/bin/NAME-ALLOC.  Tests of kind "malloc" run with the drop-in of
-# their allocator preloaded: BUILD/lib/libuslab-malloc-ALLOC.so.
+# Sets alloc and name from a path like BUILD/tests/ALLOC/KIND/NAME or BUILD/bin/NAME-ALLOC.
 describe() {
 	local bin="$1" kind dir
 	kind=$(basename "$(dirname "$bin")")
 	dir=$(basename "$(dirname "$(dirname "$bin")")")
-	preload=""
 	case "$dir" in
-	slub|slab|slob)
-		alloc="$dir"
-		name="$kind/$(basename "$bin")"
-		if [ "$kind" = malloc ]; then
-			preload="$(dirname "$(dirname "$(dirname "$(dirname "$bin")")")")"
-			preload="$preload/lib/libuslab-malloc-$alloc.so"
-		fi
-		return ;;
+	slub|slab|slob) alloc="$dir"; name="$kind/$(basename "$bin")"; return ;;
 	esac
 	name=$(basename "$bin")
 	case "$name" in
@@ -87,17 +76,8 @@ run_one() {
 		failed=$((failed + 1))
 		return
 	fi
-	if [ -n "$preload" ] && [ ! -f "$preload" ]; then
-		printf '%-4s %-12s %-5s %-30s %s not built\n' FAIL "$label" "$alloc" "$name" "$preload"
-		failed=$((failed + 1))
-		return
-	fi
 	start=$(date +%s.%N)
-	if [ -n "$preload" ]; then
-		LD_PRELOAD="$(realpath "$preload")" timeout -k 10 "$timeout_s" "$bin" >"$log" 2>&1 </dev/null
-	else
-		timeout -k 10 "$timeout_s" "$bin" >"$log" 2>&1 </dev/null
-	fi
+	timeout -k 10 "$timeout_s" "$bin" >"$log" 2>&1 </dev/null
 	rc=$?
 	end=$(date +%s.%N)
 	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')

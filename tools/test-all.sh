@@ -17,6 +17,8 @@
 #                             marked "uslab-test: threaded", demos
 #     A test that does not build counts as one failed check, and so does a
 #     failed build of the rest.
+#     After the gcc build, tests/malloc/run.sh (the drop-in's own driver)
+#     runs per variant; its counts are added in.
 #  3. tests/install/run.sh: make install into a temporary DESTDIR, then
 #     programs built against it with pkg-config and with CMake.
 #  4. One line adds everything up: "N passed, N failed" (checks).  It is the
@@ -115,6 +117,28 @@ if [ ${#variants[@]} -gt 0 ]; then
 	echo "$out"
 	record "$(grep -c '^PASS' <<<"$out")" "$(grep -c '^FAIL' <<<"$out")"
 fi
+
+# malloc_tests DIR: the drop-in's own driver, per variant, on the gcc build;
+# its closing line "malloc-A: N passed, N failed, N skipped" is added up.
+malloc_tests() {
+	local dir="$1" a out t0 p f
+	[ -x tests/malloc/run.sh ] || return 0
+	for a in "${variants[@]}"; do
+		echo "== malloc drop-in: $a"
+		t0=$(date +%s)
+		out=$(CC=gcc tests/malloc/run.sh "$dir" "$a" 2>&1 </dev/null)
+		grep -vE '^malloc-[a-z]+: [0-9]+ passed, [0-9]+ failed' <<<"$out" |
+			sed -E "s/^(PASS|FAIL|SKIP) /\\1 malloc       $a  /"
+		read -r p f < <(sed -nE 's/^malloc-[a-z]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out" | tail -n 1)
+		if [ -z "${p:-}" ]; then
+			echo "FAIL  malloc-$a: tests/malloc/run.sh ended without its summary line"
+			p=0 f=1
+		fi
+		record "$p" "$f"
+		echo "== malloc drop-in: $a: $(elapsed "$t0")s"
+	done
+}
+malloc_tests "$root"
 
 run_config clang "$root/clang" clang "" all all
 

@@ -5,7 +5,7 @@
  *
  * spinlock_t is a pthread mutex: user-space threads can be descheduled while
  * holding a lock, so a sleeping lock beats spinning.  Every lock the library
- * owns is registered with the fork handler in cpu.c (see lock_register()).
+ * owns is registered with the fork handler (fork_lock_register() in fork.c).
  */
 #ifndef USLAB_MM_ATOMIC_H
 #define USLAB_MM_ATOMIC_H

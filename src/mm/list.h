@@ -2,6 +2,11 @@
 /*
  * list.h - circular doubly linked lists, the kernel's struct list_head.
  * An empty list points at itself; list_del poisons the removed entry.
+ *
+ * Every store to a next pointer is WRITE_ONCE: the list_head of a slab
+ * overlays page->compound_head, which kfree() reads without a lock to tell
+ * a tail page (bit 0 set) from a head; list pointers keep bit 0 clear, so
+ * a racing reader sees either the old or the new pointer, never a tail mark.
  */
 #ifndef USLAB_MM_LIST_H
 #define USLAB_MM_LIST_H
@@ -19,7 +24,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
-	l->next = l;
+	WRITE_ONCE(l->next, l);
 	l->prev = l;
 }
 
@@ -27,9 +32,9 @@ static inline void __list_add(struct list_head *n, struct list_head *prev,
 			      struct list_head *next)
 {
 	next->prev = n;
-	n->next = next;
+	WRITE_ONCE(n->next, next);
 	n->prev = prev;
-	prev->next = n;
+	WRITE_ONCE(prev->next, n);
 }
 
 static inline void list_add(struct list_head *n, struct list_head *head)
@@ -45,13 +50,13 @@ static inline void list_add_tail(struct list_head *n, struct list_head *head)
 static inline void __list_del_entry(struct list_head *e)
 {
 	e->next->prev = e->prev;
-	e->prev->next = e->next;
+	WRITE_ONCE(e->prev->next, e->next);
 }
 
 static inline void list_del(struct list_head *e)
 {
 	__list_del_entry(e);
-	e->next = LIST_POISON1;
+	WRITE_ONCE(e->next, LIST_POISON1);
 	e->prev = LIST_POISON2;
 }
 
@@ -75,7 +80,7 @@ static inline void list_move_tail(struct list_head *e, struct list_head *head)
 
 static inline bool list_empty(const struct list_head *head)
 {
-	return head->next == head;
+	return READ_ONCE(head->next) == head;
 }
 
 static inline void __list_splice(struct list_head *list, struct list_head *prev,
@@ -84,8 +89,8 @@ static inline void __list_splice(struct list_head *list, struct list_head *prev,
 	struct list_head *first = list->next, *last = list->prev;
 
 	first->prev = prev;
-	prev->next = first;
-	last->next = next;
+	WRITE_ONCE(prev->next, first);
+	WRITE_ONCE(last->next, next);
 	next->prev = last;
 }
 

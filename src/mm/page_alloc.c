@@ -87,8 +87,8 @@
  *    - no free block's buddy is free at the same order (they would merge);
  *    - free_area[o].nr_free is the length of its list; pcp->count is the
  *      number of pages on the pcp's lists;
- *    - pages free (buddy + pcp) + pages allocated (zone + every pcp's
- *      count) + pages isolated == pages online;
+ *    - pages free (buddy + pcp lists) + pages allocated (zone.nr_allocated
+ *      + every pcp's nr_allocated) + pages isolated == pages online;
  *    - nr_reported / nr_unreported match the PG_reported state of the lists;
  *    - no page outside a free block's head is PageBuddy.
  *
@@ -141,7 +141,12 @@ struct per_cpu_pages {
 };
 
 struct zone {
-	spinlock_t lock;		/* the buddy lists and the counters below */
+	/* read-mostly, for the fast paths: set once by page_alloc_init() */
+	struct per_cpu_pages __percpu *per_cpu_pageset;	/* NULL: none */
+	const char *name;		/* "Normal" */
+	bool initialised;		/* page_alloc_init() ran */
+	/* why aligned: frees and refills on other CPUs must not evict the above */
+	spinlock_t lock __aligned(64);	/* the buddy lists and the counters below */
 	struct free_area free_area[MAX_ORDER_LIMIT];	/* orders 0 .. MAX_ORDER-1 used */
 	unsigned long managed_pages;	/* pages of online sections (lock) */
 	long nr_allocated;		/* pages out through the buddy path, net (lock) */
@@ -149,9 +154,6 @@ struct zone {
 					 * page_reporting_order (lock; READ_ONCE outside) */
 	unsigned long nr_reported;	/* pages in reported free blocks (lock) */
 	unsigned long nr_isolated;	/* pages off the lists being reported (lock) */
-	struct per_cpu_pages __percpu *per_cpu_pageset;	/* NULL: none (set at init) */
-	const char *name;		/* "Normal" */
-	bool initialised;		/* page_alloc_init() ran (set once) */
 };
 
 static struct zone zone = {
@@ -1224,7 +1226,7 @@ static long check_list(struct check_ctx *c, const struct list_head *head, unsign
 static void check_free_area(struct check_ctx *c, unsigned int order)
 {
 	struct free_area *area = &zone.free_area[order];
-	struct page *page;
+	struct list_head *pos;
 	long n = check_list(c, &area->free_list, c->online, "buddy", order);
 
 	if (n < 0)
@@ -1232,20 +1234,24 @@ static void check_free_area(struct check_ctx *c, unsigned int order)
 	if ((unsigned long)n != area->nr_free)
 		check_fail(c, "free_area[%u].nr_free is %lu but its list holds %ld blocks",
 			   order, area->nr_free, n);
-	list_for_each_entry(page, &area->free_list, lru)
-		check_buddy_block(c, page, order);
+	/* why not list_for_each_entry: it forms a struct page pointer from the
+	 * list head, which UBSan rightly calls misaligned */
+	list_for_each(pos, &area->free_list)
+		check_buddy_block(c, list_entry(pos, struct page, lru), order);
 }
 
 static void check_pcp(struct check_ctx *c, struct per_cpu_pages *pcp, unsigned int cpu)
 {
 	unsigned long pages = 0;
+	struct list_head *pos;
 	struct page *page;
 	unsigned int o;
 
 	for (o = 0; o < NR_PCP_LISTS; o++) {
 		if (check_list(c, &pcp->lists[o], c->online, "pcp", o) < 0)
 			continue;
-		list_for_each_entry(page, &pcp->lists[o], lru) {
+		list_for_each(pos, &pcp->lists[o]) {
+			page = list_entry(pos, struct page, lru);
 			if (page_type_is_buddy(page) || page->private != o ||
 			    atomic_read(&page->_refcount))
 				check_fail(c, "cpu %u pcp block pfn %#lx (order %u) is not a clean pcp block",

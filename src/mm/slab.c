@@ -94,7 +94,13 @@
  *    readers; kmem_cache_destroy frees them.  No pfmemalloc reserves.
  *    CONFIG_DEBUG_SLAB's object layout (red zones, poison, last user) is not
  *    built: SLAB_RED_ZONE/POISON/STORE_USER are accepted and kept in the
- *    flags (they still prevent merging) but change no layout.
+ *    flags (they still prevent merging) but change no layout.  "CPUs" in
+ *    the kernel's sizing rules (free_limit, the default shared array) are
+ *    the machine's online CPUs, read once: threads may outnumber them, but
+ *    no more than that many run at once.  Of CONFIG_DEBUG_SLAB's STATS, the
+ *    globalstat counters (slow paths, under list_lock) are kept always, the
+ *    per-CPU cpustat hit/miss counters only with the option slab_stats,
+ *    which also adds both to slabinfo.
  *
  * 7. Reaping.  The kernel's cache_reap is per-CPU delayed work.  Here it
  *    runs on the owning thread's own slow path: every refill, flush and
@@ -142,9 +148,6 @@ typedef unsigned char freelist_idx_t;
 BUILD_BUG_ON((PAGE_SIZE >> 8) > SLAB_OBJ_MIN_SIZE);
 #define SLAB_OBJ_MAX_NUM	((1U << (8 * sizeof(freelist_idx_t))) - 1)
 
-/* Internal cache flags (5.17 values): where the freelist lives. */
-#define CFLGS_OFF_SLAB		0x80000000U
-#define CFLGS_OBJFREELIST_SLAB	0x40000000U
 #define OFF_SLAB(s)		((s)->flags & CFLGS_OFF_SLAB)
 #define OBJFREELIST_SLAB(s)	((s)->flags & CFLGS_OBJFREELIST_SLAB)
 
@@ -613,22 +616,16 @@ static void free_block(struct kmem_cache *s, void **objpp, unsigned int nr, int 
 static void slabs_destroy(struct kmem_cache *s, struct list_head *list);
 
 /*
- * Give node @node a new shared array per s->shared and s->batchcount, and
- * the free_limit that goes with the tunables.  The old shared array's
- * objects go back to their slabs.
+ * Install a new shared array (or none) on node @node, with the free_limit
+ * of the current tunables.  The old shared array's objects go back to
+ * their slabs.
  */
-static int setup_kmem_cache_node(struct kmem_cache *s, int node)
+static void install_shared_array(struct kmem_cache *s, int node, struct array_cache *new_shared)
 {
 	struct kmem_cache_node *n = get_node(s, node);
-	struct array_cache *new_shared = NULL, *old;
+	struct array_cache *old;
 	LIST_HEAD(list);
 
-	if (s->shared) {
-		new_shared = alloc_arraycache((unsigned long)s->shared * s->batchcount,
-					      s->batchcount);
-		if (!new_shared)
-			return -ENOMEM;
-	}
 	spin_lock(&n->list_lock);
 	old = n->shared;
 	if (old)
@@ -638,7 +635,6 @@ static int setup_kmem_cache_node(struct kmem_cache *s, int node)
 	spin_unlock(&n->list_lock);
 	slabs_destroy(s, &list);
 	kfree(old);
-	return 0;
 }
 
 /* Publish tunables; each CPU's array follows at its owner's next slow path. */
@@ -651,21 +647,32 @@ static void set_tunables(struct kmem_cache *s, unsigned int limit, unsigned int 
 	WRITE_ONCE(s->cpu_tunables, (unsigned long)limit << 32 | batchcount);
 }
 
-/* The kernel's do_tune_cpucache, without the IPI (see §6). */
+/*
+ * The kernel's do_tune_cpucache, without the IPI (see §6): the new shared
+ * arrays are allocated first, so that -ENOMEM leaves everything as it was.
+ */
 static int do_tune_cpucache(struct kmem_cache *s, unsigned int limit, unsigned int batchcount,
 			    unsigned int shared)
 {
+	struct array_cache *new_shared[MAX_NUMNODES] = { NULL };
 	struct kmem_cache_node *n;
-	int node, err;
+	int node;
 
 	if (limit > MAX_ARRAY_ENTRIES || (unsigned long)shared * batchcount > MAX_ARRAY_ENTRIES)
 		return -ENOMEM;
-	set_tunables(s, limit, batchcount, shared);
 	for_each_kmem_cache_node(s, node, n) {
-		err = setup_kmem_cache_node(s, node);
-		if (err)
-			return err;
+		if (!shared)
+			continue;
+		new_shared[node] = alloc_arraycache((unsigned long)shared * batchcount, batchcount);
+		if (!new_shared[node]) {
+			while (node-- > 0)
+				kfree(new_shared[node]);
+			return -ENOMEM;
+		}
 	}
+	set_tunables(s, limit, batchcount, shared);
+	for_each_kmem_cache_node(s, node, n)
+		install_shared_array(s, node, new_shared[node]);
 	return 0;
 }
 
@@ -2018,6 +2025,17 @@ static const struct fork_hooks slab_fork_hooks = {
 	.child = slab_fork_child,
 };
 
+/*
+ * Registered at load time, not in kmem_cache_init: that runs under
+ * slab_init_mutex, which fork's prepare takes after fork_registry_lock, so
+ * registering from there could deadlock with a concurrent fork.  Before
+ * the bring-up slab_caches is empty and the hooks do nothing.
+ */
+static void __attribute__((constructor)) slab_fork_constructor(void)
+{
+	fork_hooks_register(&slab_fork_hooks, FORK_RANK_CACHE);
+}
+
 /* ======================= bring-up ======================= */
 
 /* Move a boot cache's node structure into kmalloc memory. */
@@ -2054,7 +2072,7 @@ static void kmem_cache_init_late(void)
 	list_for_each_entry(s, &slab_caches, list)
 		if (enable_cpucache(s))
 			slab_panic("SLAB: cannot enable the CPU caches of %s\n", s->name);
-	slab_state = FULL;
+	WRITE_ONCE(slab_state, FULL);
 	mutex_unlock(&slab_mutex);
 }
 
@@ -2094,12 +2112,12 @@ void kmem_cache_init(void)
 			  offsetof(struct kmem_cache, node) + nr_node_ids * sizeof(struct kmem_cache_node *),
 			  SLAB_HWCACHE_ALIGN, 0, 0);
 	list_add(&kmem_cache->list, &slab_caches);
-	slab_state = PARTIAL;
+	WRITE_ONCE(slab_state, PARTIAL);
 	node_cache = create_kmalloc_cache(kmalloc_info[index_node].name[KMALLOC_NORMAL],
 					  kmalloc_info[index_node].size, ARCH_KMALLOC_FLAGS, 0,
 					  kmalloc_info[index_node].size);
 	kmalloc_caches[KMALLOC_NORMAL][index_node] = node_cache;
-	slab_state = PARTIAL_NODE;
+	WRITE_ONCE(slab_state, PARTIAL_NODE);
 	setup_kmalloc_cache_index_table();
 	for (i = 0; i < nr_node_ids; i++) {
 		init_list(kmem_cache, &init_kmem_cache_node[CACHE_CACHE + i], i);
@@ -2108,5 +2126,4 @@ void kmem_cache_init(void)
 	create_kmalloc_caches(ARCH_KMALLOC_FLAGS);
 	kmem_cache_init_late();
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, slab_cpu_dead);
-	fork_hooks_register(&slab_fork_hooks, FORK_RANK_CACHE);
 }

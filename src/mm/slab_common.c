@@ -53,7 +53,9 @@
  * 5. Invariants
  *    - Every cache on slab_caches was fully set up by __kmem_cache_create.
  *    - kmalloc_caches[t][i] is NULL or a cache of object size
- *      kmalloc_info[i].size, never destroyed.
+ *      kmalloc_info[i].size, stored with release once fully set up (kmalloc
+ *      paths may read it before slab_ensure_init(), with acquire), and
+ *      never destroyed.
  *    - A folio with PG_large_kmalloc is a live large kmalloc whose first
  *      byte is the pointer kmalloc returned.
  */
@@ -614,7 +616,9 @@ struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)
 		}
 		index = (unsigned int)fls64(size - 1);
 	}
-	return kmalloc_caches[kmalloc_type(flags)][index];
+	/* why acquire: callers may look before slab_ensure_init() (a NULL
+	 * sends them to it); a cache they do see is fully set up */
+	return smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][index]);
 }
 
 /*
@@ -629,9 +633,10 @@ static void new_kmalloc_cache(int idx, enum kmalloc_cache_type type, slab_flags_
 {
 	bool shared = (type == KMALLOC_CGROUP && !KMALLOC_CGROUP_CACHES) ||
 		      (type == KMALLOC_DMA && !KMALLOC_DMA_CACHES);
+	struct kmem_cache *s;
 
 	if (shared) {
-		kmalloc_caches[type][idx] = kmalloc_caches[KMALLOC_NORMAL][idx];
+		smp_store_release(&kmalloc_caches[type][idx], kmalloc_caches[KMALLOC_NORMAL][idx]);
 		return;
 	}
 	if (type == KMALLOC_RECLAIM)
@@ -641,8 +646,9 @@ static void new_kmalloc_cache(int idx, enum kmalloc_cache_type type, slab_flags_
 	else if (type == KMALLOC_DMA)
 		flags |= SLAB_CACHE_DMA;
 	/* the whole object may be copied to and from user memory */
-	kmalloc_caches[type][idx] = create_kmalloc_cache(kmalloc_info[idx].name[type],
-			kmalloc_info[idx].size, flags, 0, kmalloc_info[idx].size);
+	s = create_kmalloc_cache(kmalloc_info[idx].name[type], kmalloc_info[idx].size,
+				 flags, 0, kmalloc_info[idx].size);
+	smp_store_release(&kmalloc_caches[type][idx], s);	/* publish it set up */
 }
 
 /* Every cache of one type; 96 and 192 right after 64 and 128, as 5.17. */

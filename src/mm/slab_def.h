@@ -49,6 +49,10 @@
 #define KMALLOC_SHIFT_MAX	KMALLOC_SHIFT_HIGH
 #define KMALLOC_MAX_ORDER	(KMALLOC_SHIFT_MAX - PAGE_SHIFT)
 
+/* Internal cache flags (5.17 values): where a cache keeps its freelists. */
+#define CFLGS_OFF_SLAB		0x80000000U	/* in a kmalloc object (freelist_cache) */
+#define CFLGS_OBJFREELIST_SLAB	0x40000000U	/* inside a free object of the slab */
+
 /*
  * A SLAB slab.  Overlays struct page (the SLAB_MATCH lines below and in
  * slab.h pin the shared fields); offsets as in the kernel's SLAB view of

@@ -95,7 +95,13 @@
  *    New slabs get their freelist in a per-cache random order from a
  *    random start (CONFIG_SLAB_FREELIST_RANDOM).
  *
- * 8. What debug mode changes (CONFIG_SLUB_DEBUG, not built yet).  The
+ * 8. Files.  slub.c is the allocator: slabs, their states, the alloc and
+ *    free paths, flushing, fork.  slub_cache.c sizes caches (calculate_sizes,
+ *    calculate_order, the slub_* options), creates, shrinks and destroys
+ *    them, fills slabinfo and bootstraps SLUB.  slub_internal.h holds what
+ *    both use.
+ *
+ * 9. What debug mode changes (CONFIG_SLUB_DEBUG, not built yet).  The
  *    layout already reserves what SLAB_RED_ZONE, SLAB_POISON and
  *    SLAB_STORE_USER need (calculate_sizes), so enabling debug changes no
  *    offsets.  Debug caches would: take no per-CPU partial slabs
@@ -109,52 +115,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "slab.h"
-#include "cpu.h"
+#include "slub_internal.h"
 #include "os/os.h"
 
 const char *const allocator_name = "slub";
-
-#define MIN_PARTIAL		5	/* empty slabs a node keeps at least ... */
-#define MAX_PARTIAL		10	/* ... and at most (min_partial clamp) */
-#define OO_SHIFT		16
-#define OO_MASK			((1U << OO_SHIFT) - 1)
-#define MAX_OBJS_PER_PAGE	32767	/* slab->objects is 15 bits */
-#define SHRINK_PROMOTE_MAX	32	/* shrink sorts slabs with up to this many free */
-
-/* Internal cache flags (5.17 values). */
-#define __OBJECT_POISON		0x80000000U	/* poison the object itself when free */
-#define __CMPXCHG_DOUBLE	0x40000000U	/* slab freelist+counters by cmpxchg_double */
-#define SLAB_NO_CMPXCHG		(SLAB_CONSISTENCY_CHECKS | SLAB_STORE_USER | SLAB_TRACE)
 
 /* gfp bits that reach the page allocator for a new slab. */
 #define GFP_RECLAIM_MASK	(__GFP_RECLAIM | __GFP_HIGH | __GFP_IO | __GFP_FS | \
 				 __GFP_NOWARN | __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | \
 				 __GFP_NORETRY | __GFP_MEMALLOC | __GFP_NOMEMALLOC)
 #define GFP_CONSTRAINT_MASK	(__GFP_HARDWALL | __GFP_THISNODE)
-
-static const int nr_node_ids = 1;	/* nodes with memory: node 0 */
-
-/* An owner track of SLAB_STORE_USER (5.17 layout: 152 bytes); room only. */
-#define TRACK_ADDRS_COUNT	16
-struct track {
-	unsigned long addr;			/* caller */
-	unsigned long addrs[TRACK_ADDRS_COUNT];	/* saved stack */
-	int cpu;				/* CPU of the operation */
-	int pid;				/* thread id */
-	unsigned long when;			/* time stamp */
-};
-
-/* SLUB_STATS event counters (the kernel's names). */
-enum stat_item {
-	ALLOC_FASTPATH, ALLOC_SLOWPATH, FREE_FASTPATH, FREE_SLOWPATH, FREE_FROZEN,
-	FREE_ADD_PARTIAL, FREE_REMOVE_PARTIAL, ALLOC_FROM_PARTIAL, ALLOC_SLAB,
-	ALLOC_REFILL, ALLOC_NODE_MISMATCH, FREE_SLAB, CPUSLAB_FLUSH, DEACTIVATE_FULL,
-	DEACTIVATE_EMPTY, DEACTIVATE_TO_HEAD, DEACTIVATE_TO_TAIL,
-	DEACTIVATE_REMOTE_FREES, DEACTIVATE_BYPASS, ORDER_FALLBACK,
-	CMPXCHG_DOUBLE_CPU_FAIL, CMPXCHG_DOUBLE_FAIL, CPU_PARTIAL_ALLOC,
-	CPU_PARTIAL_FREE, CPU_PARTIAL_NODE, CPU_PARTIAL_DRAIN, NR_SLUB_STAT_ITEMS
-};
 
 /*
  * Per cache and CPU.  The first three words are all the fast paths touch.
@@ -172,75 +142,7 @@ struct kmem_cache_cpu {
 	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* CONFIG_SLUB_STATS counts (owner) */
 };
 
-/* The boot caches' successors and the node-structure cache. */
-static struct kmem_cache *kmem_cache_node;
-
-/* ======================= tunables (USLAB_OPTIONS) ======================= */
-
-static unsigned int slub_min_order;				/* slub_min_order= */
-static unsigned int slub_max_order = PAGE_ALLOC_COSTLY_ORDER;	/* slub_max_order= */
-static unsigned int slub_min_objects;				/* slub_min_objects=, 0 = auto */
-static unsigned int slub_nr_cpus = 1;	/* online CPUs, read once at kmem_cache_init */
-
-static int setup_order_option(const char *val, unsigned int *res)
-{
-	unsigned long v;
-
-	if (kstrtoul_opt(val, &v) || v >= MAX_ORDER_LIMIT)
-		return -1;
-	*res = (unsigned int)v;
-	return 0;
-}
-
-static int setup_slub_min_order(const char *val)
-{
-	return setup_order_option(val, &slub_min_order);
-}
-__setup("slub_min_order=", setup_slub_min_order);
-
-static int setup_slub_max_order(const char *val)
-{
-	return setup_order_option(val, &slub_max_order);
-}
-__setup("slub_max_order=", setup_slub_max_order);
-
-static int setup_slub_min_objects(const char *val)
-{
-	unsigned long v;
-
-	if (kstrtoul_opt(val, &v) || v > MAX_OBJS_PER_PAGE)
-		return -1;
-	slub_min_objects = (unsigned int)v;
-	return 0;
-}
-__setup("slub_min_objects=", setup_slub_min_objects);
-
 /* ======================= small helpers ======================= */
-
-static inline struct kmem_cache_node *get_node(const struct kmem_cache *s, int node)
-{
-	return s->node[node];
-}
-
-#define for_each_kmem_cache_node(s, __node, __n)			\
-	for ((__node) = 0; (__node) < nr_node_ids; (__node)++)		\
-		if (((__n) = get_node((s), (__node))) != NULL)
-
-static inline bool kmem_cache_debug(const struct kmem_cache *s)
-{
-	return CONFIG_SLUB_DEBUG && unlikely(s->flags & SLAB_DEBUG_FLAGS);
-}
-
-static inline bool kmem_cache_has_cpu_partial(const struct kmem_cache *s)
-{
-	return CONFIG_SLUB_CPU_PARTIAL && !kmem_cache_debug(s);
-}
-
-/* Full slabs are listed only when their objects must be walkable (U). */
-static inline bool kmem_cache_tracks_full(const struct kmem_cache *s)
-{
-	return CONFIG_SLUB_DEBUG && (s->flags & SLAB_STORE_USER);
-}
 
 static inline void stat(const struct kmem_cache *s, enum stat_item si)
 {
@@ -251,52 +153,6 @@ static inline void stat(const struct kmem_cache *s, enum stat_item si)
 	c = this_cpu_ptr_or_null(s->cpu_slab);
 	if (c)
 		c->stat[si]++;
-}
-
-static inline unsigned int order_objects(unsigned int order, unsigned int size)
-{
-	return (unsigned int)((PAGE_SIZE << order) / size);
-}
-
-static inline struct kmem_cache_order_objects oo_make(unsigned int order, unsigned int size)
-{
-	struct kmem_cache_order_objects x = { (order << OO_SHIFT) + order_objects(order, size) };
-
-	return x;
-}
-
-static inline unsigned int oo_order(struct kmem_cache_order_objects x)
-{
-	return x.x >> OO_SHIFT;
-}
-
-static inline unsigned int oo_objects(struct kmem_cache_order_objects x)
-{
-	return x.x & OO_MASK;
-}
-
-/*
- * The counters word of a slab as a value.  The same bit fields as in struct
- * slab, in a union small enough to live in a register: editing them in a
- * 64-byte struct slab on the stack and reloading the word made every
- * cmpxchg wait for a failed store-to-load forwarding.
- */
-union slab_counters {
-	unsigned long counters;		/* the word cmpxchg_double compares */
-	struct {
-		unsigned inuse:16;	/* as struct slab */
-		unsigned objects:15;
-		unsigned frozen:1;
-	};
-};
-_Static_assert(sizeof(union slab_counters) == sizeof(unsigned long), "one word");
-
-/* A snapshot of a published slab's counters (they change under cmpxchg). */
-static inline union slab_counters slab_counters(const struct slab *slab)
-{
-	union slab_counters v = { .counters = READ_ONCE(slab->counters) };
-
-	return v;
 }
 
 /* This thread's kmem_cache_cpu of s, attaching to a CPU id if needed;
@@ -310,58 +166,7 @@ static struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 	return c;
 }
 
-/* ---- exact division by s->size (the kernel's reciprocal_size) ---- */
-
-/* size = odd << shift: keep the odd part's inverse mod 2^64 and the limit. */
-static void set_size_divisor(struct kmem_cache *s)
-{
-	unsigned long odd, inv;
-	int i;
-
-	s->size_shift = (unsigned int)__builtin_ctz(s->size);
-	odd = s->size >> s->size_shift;
-	inv = odd;			/* right to 3 bits: odd * odd == 1 mod 8 */
-	for (i = 0; i < 5; i++)		/* Newton: each step doubles the bits */
-		inv *= 2 - odd * inv;
-	s->size_inv = inv;
-	s->size_limit = ~0UL / s->size;
-}
-
-/*
- * off / size if size divides off, else a value above s->size_limit: the
- * product by the odd part's inverse maps multiples of it onto small
- * numbers and everything else above the limit; the rotation moves any
- * low bits that spoil the power-of-two part to the top.
- */
-static __always_inline unsigned long obj_offset_index(const struct kmem_cache *s,
-						       unsigned long off)
-{
-	unsigned long r = off * s->size_inv;
-
-	return (r >> s->size_shift) | (r << (-s->size_shift & 63));
-}
-
-static inline void *slab_objects_start(const struct kmem_cache *s, const struct slab *slab)
-{
-	return (char *)slab_address(slab) + s->red_left_pad;
-}
-
-/* ======================= free pointers ======================= */
-
-static __always_inline void *freelist_ptr(const struct kmem_cache *s, void *ptr,
-					  unsigned long ptr_addr)
-{
-	if (CONFIG_SLAB_FREELIST_HARDENED)
-		return (void *)((unsigned long)ptr ^ s->random ^ __builtin_bswap64(ptr_addr));
-	return ptr;
-}
-
-static __always_inline void *get_freepointer(const struct kmem_cache *s, void *object)
-{
-	unsigned long ptr_addr = (unsigned long)object + s->offset;
-
-	return freelist_ptr(s, *(void **)ptr_addr, ptr_addr);
-}
+/* ======================= free pointers and reports ======================= */
 
 static noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object);
 
@@ -377,7 +182,7 @@ static __always_inline void set_freepointer(const struct kmem_cache *s, void *ob
 
 /* ======================= reports ======================= */
 
-static __printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...)
+__printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -390,7 +195,7 @@ static __printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt,
 	slab_printk("-----------------------------------------------------------------------------\n\n");
 }
 
-static void print_slab_info(const struct slab *slab)
+void print_slab_info(const struct slab *slab)
 {
 	union slab_counters v = slab_counters(slab);
 
@@ -399,8 +204,8 @@ static void print_slab_info(const struct slab *slab)
 		    READ_ONCE(slab->__page_flags));
 }
 
-static void print_object_line(const struct kmem_cache *s, const struct slab *slab,
-			      const void *object)
+void print_object_line(const struct kmem_cache *s, const struct slab *slab,
+		       const void *object)
 {
 	slab_printk("Object 0x%lx @offset=%lu\n", (unsigned long)object,
 		    (unsigned long)((const char *)object - (char *)slab_objects_start(s, slab)));
@@ -524,113 +329,6 @@ static __always_inline bool cmpxchg_double_slab(const struct kmem_cache *s, stru
 	return ok;
 }
 
-/* ======================= node lists (list_lock held) ======================= */
-
-/*
- * List operations on slab->slab_list.  Its next pointer (like slab->next)
- * overlays page->compound_head, which virt_to_slab() reads with no lock
- * of ours (kfree of an object of the slab, by any thread): every write of
- * a next pointer is a WRITE_ONCE, so that read is an intended race.  The
- * value always has bit 0 clear (aligned list pointers), so the page still
- * reads as a head page.
- */
-static void slab_list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
-{
-	next->prev = n;
-	n->prev = prev;
-	WRITE_ONCE(n->next, next);
-	WRITE_ONCE(prev->next, n);
-}
-
-static void slab_list_unlink(struct list_head *e)
-{
-	e->next->prev = e->prev;
-	WRITE_ONCE(e->prev->next, e->next);
-}
-
-static void slab_list_add(struct slab *slab, struct list_head *head, bool tail)
-{
-	if (tail)
-		slab_list_link(&slab->slab_list, head->prev, head);
-	else
-		slab_list_link(&slab->slab_list, head, head->next);
-}
-
-static void slab_list_del(struct slab *slab)
-{
-	slab_list_unlink(&slab->slab_list);
-	WRITE_ONCE(slab->slab_list.next, LIST_POISON1);
-	slab->slab_list.prev = LIST_POISON2;
-}
-
-static void slab_list_move(struct slab *slab, struct list_head *head)
-{
-	slab_list_unlink(&slab->slab_list);
-	slab_list_add(slab, head, false);
-}
-
-/* Move every slab of list to the front of head; list becomes empty. */
-static void slab_list_splice_init(struct list_head *list, struct list_head *head)
-{
-	struct list_head *first = list->next, *last = list->prev;
-
-	if (first == list)
-		return;
-	first->prev = head;
-	head->next->prev = last;
-	WRITE_ONCE(last->next, head->next);
-	WRITE_ONCE(head->next, first);
-	INIT_LIST_HEAD(list);
-}
-
-static void __add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
-{
-	WRITE_ONCE(n->nr_partial, n->nr_partial + 1);
-	slab_list_add(slab, &n->partial, tail == DEACTIVATE_TO_TAIL);
-}
-
-static void add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
-{
-	__add_partial(n, slab, tail);
-}
-
-static void remove_partial(struct kmem_cache_node *n, struct slab *slab)
-{
-	slab_list_del(slab);
-	WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
-}
-
-static void add_full(const struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
-{
-	if (kmem_cache_tracks_full(s))
-		slab_list_add(slab, &n->full, false);
-}
-
-static void remove_full(const struct kmem_cache *s, struct slab *slab)
-{
-	if (kmem_cache_tracks_full(s))
-		slab_list_del(slab);
-}
-
-static void inc_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
-{
-	struct kmem_cache_node *n = get_node(s, node);
-
-	/* why: the node cache's first slab exists before its node does */
-	if (likely(n)) {
-		atomic_long_inc(&n->nr_slabs);
-		atomic_long_add(objects, &n->total_objects);
-	}
-}
-
-static void dec_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
-{
-	struct kmem_cache_node *n = get_node(s, node);
-
-	atomic_long_dec(&n->nr_slabs);
-	atomic_long_sub(objects, &n->total_objects);
-}
-
 /* May an empty slab go back to the page allocator now?  Not while the node
  * keeps fewer than min_partial slabs, and never for RCU caches (§6). */
 static bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n)
@@ -638,147 +336,12 @@ static bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_
 	return READ_ONCE(n->nr_partial) >= s->min_partial && !(s->flags & SLAB_TYPESAFE_BY_RCU);
 }
 
-/* ======================= geometry ======================= */
-
-/* The first order in [start, max_order] whose leftover is <= slab/fract. */
-static unsigned int calc_slab_order(unsigned int size, unsigned int min_objects,
-				    unsigned int max_order, unsigned int fract_leftover)
-{
-	unsigned int min_order = min(slub_min_order, MAX_ORDER - 1);
-	unsigned int order;
-
-	if (order_objects(min_order, size) > MAX_OBJS_PER_PAGE)
-		return get_order((unsigned long)size * MAX_OBJS_PER_PAGE) - 1;
-	for (order = max(min_order, get_order((unsigned long)min_objects * size));
-	     order <= max_order; order++) {
-		unsigned long slab_size = PAGE_SIZE << order;
-
-		if (slab_size % size <= slab_size / fract_leftover)
-			break;
-	}
-	return order;
-}
-
-static unsigned int auto_min_objects(void)
-{
-	return slub_min_objects ? slub_min_objects : 4 * ((unsigned int)fls(slub_nr_cpus) + 1);
-}
-
-/* The slab order for objects of size bytes, or -ENOSYS. */
-static int calculate_order(unsigned int size)
-{
-	unsigned int max_order = min(max(slub_max_order, slub_min_order), MAX_ORDER - 1);
-	unsigned int min_objects = min(auto_min_objects(), order_objects(max_order, size));
-	unsigned int order, fraction;
-
-	/* fewer objects per slab, then more waste, until something fits */
-	for (; min_objects > 1; min_objects--) {
-		for (fraction = 16; fraction >= 4; fraction /= 2) {
-			order = calc_slab_order(size, min_objects, max_order, fraction);
-			if (order <= max_order)
-				return (int)order;
-		}
-	}
-	order = calc_slab_order(size, 1, max_order, 1);
-	if (order <= max_order)
-		return (int)order;
-	order = calc_slab_order(size, 1, MAX_ORDER - 1, 1);
-	if (order < MAX_ORDER)
-		return (int)order;
-	return -ENOSYS;
-}
-
-/* Where the free pointer goes: outside the object when the object must keep
- * its contents while free (ctor, RCU, poison) or has no room for it. */
-static bool freeptr_outside_object(const struct kmem_cache *s)
-{
-	return (s->flags & (SLAB_TYPESAFE_BY_RCU | SLAB_POISON)) || s->ctor ||
-	       ((s->flags & SLAB_RED_ZONE) && s->object_size < sizeof(void *));
-}
-
-/* Object layout: [red_left_pad][object][red zone][free pointer][tracks][pad] */
-static unsigned int layout_object(struct kmem_cache *s)
-{
-	slab_flags_t flags = s->flags;
-	unsigned int size = ALIGN(s->object_size, (unsigned int)sizeof(void *));
-
-	if ((flags & SLAB_POISON) && !(flags & SLAB_TYPESAFE_BY_RCU) && !s->ctor)
-		s->flags |= __OBJECT_POISON;
-	else
-		s->flags &= ~__OBJECT_POISON;
-	if ((flags & SLAB_RED_ZONE) && size == s->object_size)
-		size += sizeof(void *);		/* room for a right red zone */
-	s->inuse = size;
-	if (freeptr_outside_object(s)) {
-		s->offset = size;
-		size += sizeof(void *);
-	} else {
-		/* why the middle: small overflows from either edge miss it */
-		s->offset = ALIGN_DOWN(s->object_size / 2, (unsigned int)sizeof(void *));
-	}
-	if (flags & SLAB_STORE_USER)
-		size += 2 * sizeof(struct track);
-	if (flags & SLAB_RED_ZONE) {
-		size += sizeof(void *);
-		s->red_left_pad = ALIGN((unsigned int)sizeof(void *), s->align);
-		size += s->red_left_pad;
-	}
-	return ALIGN(size, s->align);
-}
-
-static bool calculate_sizes(struct kmem_cache *s)
-{
-	int order;
-
-	s->size = layout_object(s);
-	set_size_divisor(s);
-	order = calculate_order(s->size);
-	if (order < 0)
-		return false;
-	s->allocflags = order ? __GFP_COMP : 0;
-	if (s->flags & SLAB_CACHE_DMA)
-		s->allocflags |= GFP_DMA;
-	if (s->flags & SLAB_CACHE_DMA32)
-		s->allocflags |= GFP_DMA32;
-	if (s->flags & SLAB_RECLAIM_ACCOUNT)
-		s->allocflags |= __GFP_RECLAIMABLE;
-	s->oo = oo_make((unsigned int)order, s->size);
-	s->min = oo_make(get_order(s->size), s->size);
-	if (oo_objects(s->oo) > oo_objects(s->max))
-		s->max = s->oo;
-	return oo_objects(s->oo) != 0;
-}
-
-static void set_min_partial(struct kmem_cache *s, unsigned long min_partial)
-{
-	s->min_partial = clamp(min_partial, (unsigned long)MIN_PARTIAL, (unsigned long)MAX_PARTIAL);
-}
-
-/* cpu_partial objects, assuming half-full slabs, as a chain length. */
-static void set_cpu_partial(struct kmem_cache *s)
-{
-	unsigned int nr_objects;
-
-	if (!kmem_cache_has_cpu_partial(s))
-		nr_objects = 0;
-	else if (s->size >= PAGE_SIZE)
-		nr_objects = 6;
-	else if (s->size >= 1024)
-		nr_objects = 24;
-	else if (s->size >= 256)
-		nr_objects = 52;
-	else
-		nr_objects = 120;
-	s->cpu_partial = nr_objects;
-	s->cpu_partial_slabs = DIV_ROUND_UP(nr_objects * 2, oo_objects(s->oo));
-}
-
 /* ======================= freelist randomisation ======================= */
 
 static __thread unsigned long slub_rnd_state __attribute__((tls_model("initial-exec")));
 
 /* A per-thread xorshift64* stream, seeded from the OS. */
-static unsigned long slub_random(void)
+unsigned long slub_random(void)
 {
 	unsigned long x = slub_rnd_state;
 
@@ -791,33 +354,6 @@ static unsigned long slub_random(void)
 	x ^= x << 17;
 	slub_rnd_state = x;
 	return x * 0x2545f4914f6cdd1dUL;
-}
-
-/* A random permutation of the object offsets of an oo-sized slab. */
-static int init_cache_random_seq(struct kmem_cache *s)
-{
-	unsigned int count = oo_objects(s->oo), i, j, t;
-	unsigned int *seq;
-
-	if (!CONFIG_SLAB_FREELIST_RANDOM || s->random_seq || count < 2)
-		return 0;
-	seq = __kmalloc(count * sizeof(*seq), GFP_KERNEL);
-	if (!seq) {
-		slab_printk("SLUB: Unable to initialize free list for %s\n", s->name);
-		return -ENOMEM;
-	}
-	for (i = 0; i < count; i++)
-		seq[i] = i;
-	for (i = count - 1; i > 0; i--) {	/* Fisher-Yates */
-		j = (unsigned int)(slub_random() % (i + 1));
-		t = seq[i];
-		seq[i] = seq[j];
-		seq[j] = t;
-	}
-	for (i = 0; i < count; i++)
-		seq[i] *= s->size;
-	s->random_seq = seq;
-	return 0;
 }
 
 /* The next offset of the sequence that lies inside this (maybe smaller) slab. */
@@ -923,7 +459,7 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 	return slab;
 }
 
-static struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
+struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
 	if (unlikely(flags & GFP_SLAB_BUG_MASK))
 		flags = kmalloc_fix_flags(flags);
@@ -941,7 +477,7 @@ static void __free_slab(struct slab *slab)
 }
 
 /* Give an empty slab that is on no list and no CPU's back to the pages. */
-static void discard_slab(struct kmem_cache *s, struct slab *slab)
+void discard_slab(struct kmem_cache *s, struct slab *slab)
 {
 	dec_slabs_node(s, slab_nid(slab), slab->objects);
 	__free_slab(slab);
@@ -1250,7 +786,7 @@ static void __flush_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
  * CPU its partial chain (under its lock), and a request that its owner
  * flush its cpu slab at its next slow path or exit.
  */
-static void flush_all(struct kmem_cache *s)
+void flush_all(struct kmem_cache *s)
 {
 	struct kmem_cache_cpu *self = this_cpu_ptr_or_null(s->cpu_slab), *c;
 	unsigned int cpu;
@@ -1268,12 +804,27 @@ static void flush_all(struct kmem_cache *s)
 }
 
 /* __kmem_cache_shutdown's flush: nobody uses s, so take every cpu slab. */
-static void flush_all_cpus_locked(struct kmem_cache *s)
+void flush_all_cpus_locked(struct kmem_cache *s)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
 		__flush_cpu_slab(s, per_cpu_ptr(s->cpu_slab, cpu));
+}
+
+bool alloc_kmem_cache_cpus(struct kmem_cache *s)
+{
+	/* zeroed storage is the empty state, lock included (check_zeroed_lock) */
+	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
+	return s->cpu_slab != NULL;
+}
+
+void flush_this_cpu(struct kmem_cache *s)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+
+	if (c)
+		__flush_cpu_slab(s, c);
 }
 
 /* CPUHP_SLAB_DEAD: an exiting thread gives back all it holds, every cache. */
@@ -1400,11 +951,16 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	return freelist;
 }
 
-/* Take one object from an unfrozen partial slab (list_lock held); a slab
- * left without free objects leaves the list. */
+/*
+ * Take one object from an unfrozen partial slab (list_lock held).  A slab
+ * left without free objects leaves the list before the cmpxchg publishes
+ * it as full: a remote free that then sees it full may freeze it onto its
+ * CPU's chain at once, so it must be on no list by then.
+ */
 static void *slab_pop_locked(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
 {
 	union slab_counters old, new;
+	bool listed = true;
 	void *object, *next;
 
 	do {
@@ -1414,9 +970,14 @@ static void *slab_pop_locked(struct kmem_cache *s, struct kmem_cache_node *n, st
 		new = old;
 		new.inuse++;
 		next = get_freepointer(s, object);
+		if (listed != (next != NULL)) {		/* a retry may undo it */
+			if (listed)
+				remove_partial(n, slab);
+			else
+				add_partial(n, slab, DEACTIVATE_TO_HEAD);
+			listed = !listed;
+		}
 	} while (!cmpxchg_double_slab(s, slab, object, old.counters, next, new.counters));
-	if (!next)
-		remove_partial(n, slab);
 	return object;
 }
 
@@ -1855,323 +1416,6 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
-/* ======================= cache lifecycle ======================= */
-
-static void init_kmem_cache_node(struct kmem_cache_node *n)
-{
-	spin_lock_init(&n->list_lock);
-	n->nr_partial = 0;
-	INIT_LIST_HEAD(&n->partial);
-	atomic_long_set(&n->nr_slabs, 0);
-	atomic_long_set(&n->total_objects, 0);
-	INIT_LIST_HEAD(&n->full);
-}
-
-/*
- * The node cache's own node structure, before any cache can allocate one:
- * carve it out of the node cache's first slab by hand (slab_state DOWN).
- */
-static void early_kmem_cache_node_alloc(int node)
-{
-	struct kmem_cache_node *n;
-	struct slab *slab = new_slab(kmem_cache_node, GFP_NOWAIT, node);
-
-	if (!slab)
-		slab_panic("SLUB: Unable to allocate memory from node %d\n", node);
-	n = slab->freelist;
-	slab->freelist = get_freepointer(kmem_cache_node, n);
-	slab->inuse = 1;
-	slab->frozen = 0;
-	kmem_cache_node->node[node] = n;
-	init_kmem_cache_node(n);
-	inc_slabs_node(kmem_cache_node, node, slab->objects);
-	__add_partial(n, slab, DEACTIVATE_TO_HEAD);
-}
-
-static void free_kmem_cache_nodes(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	int node;
-
-	for_each_kmem_cache_node(s, node, n) {
-		s->node[node] = NULL;
-		kmem_cache_free(kmem_cache_node, n);
-	}
-}
-
-static bool init_kmem_cache_nodes(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	int node;
-
-	for (node = 0; node < nr_node_ids; node++) {
-		if (slab_state == DOWN) {
-			early_kmem_cache_node_alloc(node);
-			continue;
-		}
-		n = kmem_cache_alloc_node(kmem_cache_node, GFP_KERNEL, node);
-		if (!n) {
-			free_kmem_cache_nodes(s);
-			return false;
-		}
-		init_kmem_cache_node(n);
-		s->node[node] = n;
-	}
-	return true;
-}
-
-void __kmem_cache_release(struct kmem_cache *s)
-{
-	kfree(s->random_seq);
-	s->random_seq = NULL;
-	free_percpu(s->cpu_slab);
-	s->cpu_slab = NULL;
-	free_kmem_cache_nodes(s);
-}
-
-static int kmem_cache_open(struct kmem_cache *s, slab_flags_t flags)
-{
-	s->flags = kmem_cache_flags(s->size, flags, s->name);
-	if (CONFIG_SLAB_FREELIST_HARDENED)
-		os_random_bytes(&s->random, sizeof(s->random));
-	if (!calculate_sizes(s))
-		goto error;
-	/* debug F/U/T need the slab lock's atomicity; only then no cmpxchg */
-	if (!(CONFIG_SLUB_DEBUG && (s->flags & SLAB_NO_CMPXCHG)))
-		s->flags |= __CMPXCHG_DOUBLE;
-	set_min_partial(s, ilog2(s->size) / 2);
-	set_cpu_partial(s);
-	if (slab_state >= UP && init_cache_random_seq(s))
-		goto error;
-	if (!init_kmem_cache_nodes(s))
-		goto error;
-	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
-	if (s->cpu_slab)
-		return 0;
-error:
-	__kmem_cache_release(s);
-	return -EINVAL;
-}
-
-int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
-{
-	return kmem_cache_open(s, flags);
-}
-
-struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size, unsigned int align,
-				      slab_flags_t flags, void (*ctor)(void *))
-{
-	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
-
-	if (s) {
-		s->refcount++;
-		/* why the free pointer may stay: the merged size fits in s->size */
-		WRITE_ONCE(s->object_size, max(s->object_size, size));
-		WRITE_ONCE(s->inuse, max(s->inuse, ALIGN(size, (unsigned int)sizeof(void *))));
-	}
-	return s;
-}
-
-slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, const char *name)
-{
-	(void)object_size;
-	(void)name;
-	return flags;	/* slub_debug= per-cache settings arrive with debug mode (§8) */
-}
-
-/* Free objects of a slab on a node list (list_lock held). */
-static unsigned long count_free(const struct slab *slab)
-{
-	union slab_counters v = slab_counters(slab);
-
-	return v.objects - v.inuse;
-}
-
-static unsigned long count_partial(struct kmem_cache_node *n)
-{
-	struct slab *slab;
-	unsigned long x = 0;
-
-	spin_lock(&n->list_lock);
-	list_for_each_entry(slab, &n->partial, slab_list)
-		x += count_free(slab);
-	spin_unlock(&n->list_lock);
-	return x;
-}
-
-/* Mark in map the free objects of a listed slab (list_lock held, s idle). */
-static void get_free_map(const struct kmem_cache *s, const struct slab *slab, unsigned long *map)
-{
-	char *start = slab_objects_start(s, slab);
-	void *p;
-
-	for (p = READ_ONCE(slab->freelist); p; p = get_freepointer(s, p)) {
-		unsigned long idx = obj_offset_index(s, (unsigned long)((char *)p - start));
-
-		if (idx >= MAX_OBJS_PER_PAGE)
-			break;		/* corrupt chain: stop listing */
-		map[idx / 64] |= 1UL << (idx % 64);
-	}
-}
-
-#define SHUTDOWN_REPORT_OBJECTS	32	/* object lines printed per shutdown report */
-
-/* Report the live objects of a partial slab kept by shutdown; returns lines left. */
-static unsigned int list_slab_objects(const struct kmem_cache *s, const struct slab *slab,
-				      unsigned int budget)
-{
-	unsigned long map[MAX_OBJS_PER_PAGE / 64 + 1];
-	char *start = slab_objects_start(s, slab);
-	unsigned int i, objects = slab_counters(slab).objects;
-
-	memset(map, 0, sizeof(map));
-	get_free_map(s, slab, map);
-	slab_bug(s, "Objects remaining in %s on __kmem_cache_shutdown()", s->name);
-	print_slab_info(slab);
-	for (i = 0; i < objects && budget; i++) {
-		if (map[i / 64] & (1UL << (i % 64)))
-			continue;
-		print_object_line(s, slab, start + (unsigned long)i * s->size);
-		budget--;
-	}
-	return budget;
-}
-
-/* Free the empty partial slabs of n; report the others (shutdown). */
-static void free_partial(struct kmem_cache *s, struct kmem_cache_node *n)
-{
-	unsigned int budget = SHUTDOWN_REPORT_OBJECTS;
-	struct slab *slab, *h;
-	LIST_HEAD(discard);
-
-	spin_lock(&n->list_lock);
-	list_for_each_entry_safe(slab, h, &n->partial, slab_list) {
-		if (!slab_counters(slab).inuse) {
-			remove_partial(n, slab);
-			slab_list_add(slab, &discard, false);
-		} else {
-			budget = list_slab_objects(s, slab, budget);
-		}
-	}
-	spin_unlock(&n->list_lock);
-	list_for_each_entry_safe(slab, h, &discard, slab_list)
-		discard_slab(s, slab);
-}
-
-/* The totals after free_partial() reported the partial slabs' objects. */
-static void report_remaining(const struct kmem_cache *s, struct kmem_cache_node *n)
-{
-	unsigned long slabs = (unsigned long)atomic_long_read(&n->nr_slabs);
-	unsigned long partial = READ_ONCE(n->nr_partial);
-	unsigned long in_use = (unsigned long)atomic_long_read(&n->total_objects) - count_partial(n);
-
-	if (!partial)
-		slab_bug(s, "Objects remaining in %s on __kmem_cache_shutdown()", s->name);
-	slab_printk("INFO: %lu objects in %lu slabs remain in use\n", in_use, slabs);
-	if (slabs > partial)
-		slab_printk("INFO: %lu full slabs are not listed (tracked only with SLAB_STORE_USER)\n",
-			    slabs - partial);
-}
-
-int __kmem_cache_shutdown(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	int node;
-
-	flush_all_cpus_locked(s);
-	for_each_kmem_cache_node(s, node, n) {
-		free_partial(s, n);
-		if (READ_ONCE(n->nr_partial) || atomic_long_read(&n->nr_slabs)) {
-			report_remaining(s, n);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * Free every empty node partial slab (ignoring min_partial) and sort the
- * rest, fullest first, so allocation fills them and the emptier ones may
- * drain.  Returns 1 if any slab remains.
- */
-static int __kmem_cache_do_shrink(struct kmem_cache *s)
-{
-	struct list_head discard, promote[SHRINK_PROMOTE_MAX];
-	struct kmem_cache_node *n;
-	struct slab *slab, *t;
-	int node, i, ret = 0;
-
-	for_each_kmem_cache_node(s, node, n) {
-		INIT_LIST_HEAD(&discard);
-		for (i = 0; i < SHRINK_PROMOTE_MAX; i++)
-			INIT_LIST_HEAD(promote + i);
-		spin_lock(&n->list_lock);
-		list_for_each_entry_safe(slab, t, &n->partial, slab_list) {
-			/* why one snapshot: concurrent frees only lower inuse */
-			union slab_counters v = slab_counters(slab);
-			unsigned int free = v.objects - v.inuse;
-
-			if (free == v.objects && !(s->flags & SLAB_TYPESAFE_BY_RCU)) {
-				slab_list_move(slab, &discard);
-				WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
-			} else if (free && free <= SHRINK_PROMOTE_MAX) {
-				slab_list_move(slab, promote + free - 1);
-			}
-		}
-		for (i = SHRINK_PROMOTE_MAX - 1; i >= 0; i--)
-			slab_list_splice_init(promote + i, &n->partial);
-		spin_unlock(&n->list_lock);
-		list_for_each_entry_safe(slab, t, &discard, slab_list)
-			discard_slab(s, slab);
-		if (atomic_long_read(&n->nr_slabs))
-			ret = 1;
-	}
-	return ret;
-}
-
-/*
- * A cpu slab held by another live thread is not taken here: that thread
- * gives it back at its next allocation slow path, remote free or exit.
- */
-int __kmem_cache_shrink(struct kmem_cache *s)
-{
-	flush_all(s);
-	return __kmem_cache_do_shrink(s);
-}
-
-/* ======================= slabinfo ======================= */
-
-void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
-{
-	unsigned long nr_slabs = 0, nr_objs = 0, nr_free = 0;
-	struct kmem_cache_node *n;
-	int node;
-
-	for_each_kmem_cache_node(s, node, n) {
-		nr_slabs += (unsigned long)atomic_long_read(&n->nr_slabs);
-		nr_objs += (unsigned long)atomic_long_read(&n->total_objects);
-		nr_free += count_partial(n);
-	}
-	sinfo->active_objs = nr_objs - nr_free;
-	sinfo->num_objs = nr_objs;
-	sinfo->active_slabs = nr_slabs;
-	sinfo->num_slabs = nr_slabs;
-	sinfo->objects_per_slab = oo_objects(s->oo);
-	sinfo->cache_order = oo_order(s->oo);
-}
-
-void slabinfo_show_stats(FILE *f, struct kmem_cache *s)
-{
-	(void)f;	/* SLUB adds no columns */
-	(void)s;
-}
-
-int slabinfo_write_line(const char *line)
-{
-	(void)line;
-	return -EIO;	/* SLUB has no tunables to write */
-}
-
 /* ======================= fork ======================= */
 
 static unsigned int slub_fork_nr_cpus;	/* CPU ids whose locks prepare took (slab_mutex held) */
@@ -2224,81 +1468,8 @@ static const struct fork_hooks slub_fork_hooks = {
 	.child = slub_fork_child,
 };
 
-/* ======================= bring-up ======================= */
-
-/*
- * Per-CPU storage starts zeroed and kmem_cache_cpu.lock is never
- * initialised explicitly, so an all-zero mutex must be an unlocked one.
- */
-static void check_zeroed_lock(void)
+void slub_cpu_init(void)
 {
-	static const spinlock_t unlocked = __SPIN_LOCK_UNLOCKED;
-	spinlock_t zero;
-
-	memset(&zero, 0, sizeof(zero));
-	if (memcmp(&zero, &unlocked, sizeof(zero)))
-		slab_panic("SLUB: a zeroed spinlock_t is not an unlocked one on this libc\n");
-}
-
-/* Move a static boot cache into a cache allocated from kmem_cache. */
-static struct kmem_cache *bootstrap(struct kmem_cache *static_cache)
-{
-	struct kmem_cache *s = kmem_cache_alloc(kmem_cache, GFP_NOWAIT | __GFP_ZERO);
-	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(static_cache->cpu_slab);
-	struct kmem_cache_node *n;
-	struct slab *slab;
-	long listed;
-	int node;
-
-	if (!s)
-		slab_panic("SLUB: Unable to bootstrap %s\n", static_cache->name);
-	memcpy(s, static_cache, kmem_cache->object_size);
-	if (c)
-		__flush_cpu_slab(s, c);
-	for_each_kmem_cache_node(s, node, n) {
-		listed = 0;
-		list_for_each_entry(slab, &n->partial, slab_list) {
-			slab->slab_cache = s;
-			listed++;
-		}
-		/* why: a full slab is on no list and would keep the static cache */
-		if (listed != atomic_long_read(&n->nr_slabs))
-			slab_panic("SLUB: bootstrap of %s found a full slab\n", s->name);
-	}
-	list_add(&s->list, &slab_caches);
-	return s;
-}
-
-static void init_freelist_randomization(void)
-{
-	struct kmem_cache *s;
-
-	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list)
-		init_cache_random_seq(s);	/* failure leaves that cache linear */
-	mutex_unlock(&slab_mutex);
-}
-
-void kmem_cache_init(void)
-{
-	static struct kmem_cache boot_kmem_cache, boot_kmem_cache_node;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	check_zeroed_lock();
-	slub_nr_cpus = cpus > 1 ? (unsigned int)cpus : 1;
-	kmem_cache_node = &boot_kmem_cache_node;
-	kmem_cache = &boot_kmem_cache;
-	create_boot_cache(kmem_cache_node, "kmem_cache_node", sizeof(struct kmem_cache_node),
-			  SLAB_HWCACHE_ALIGN, 0, 0);
-	slab_state = PARTIAL;	/* kmem_cache_node objects can be allocated */
-	create_boot_cache(kmem_cache, "kmem_cache",
-			  offsetof(struct kmem_cache, node) + nr_node_ids * sizeof(struct kmem_cache_node *),
-			  SLAB_HWCACHE_ALIGN, 0, 0);
-	kmem_cache = bootstrap(&boot_kmem_cache);
-	kmem_cache_node = bootstrap(&boot_kmem_cache_node);
-	setup_kmalloc_cache_index_table();
-	create_kmalloc_caches(0);
-	init_freelist_randomization();
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, slub_cpu_dead);
 	fork_hooks_register(&slub_fork_hooks, FORK_RANK_CACHE);
 }

@@ -116,7 +116,7 @@ static inline int run_scenario(const char *name, const char *options, char *out,
 		char _out[16384], _how[32];					\
 		int _end = run_scenario((name), (options), _out, sizeof(_out));	\
 										\
-		ck_assert_msg(_end == 0, "scenario %s (USLAB_OPTIONS=%s) ended with %s; stderr:\n%s", \
+		ck_assert_msg(_end == 0, "scenario %s (USLAB_OPTIONS=%s) ended with %s; stderr:\n%.3000s", \
 			      (name), (options) ? (options) : "", 		\
 			      uslab_test_describe_end(_end, _how, sizeof(_how)), _out); \
 	} while (0)

@@ -378,9 +378,9 @@ START_TEST(bad_gfp_bits_are_fixed_up_with_a_warning)
 	char out[8192], how[32];
 	int end = run_expect_abort(kmalloc_large_bad_gfp, NULL, out, sizeof(out));
 
-	ck_assert_msg(end == 0, "ended with %s:\n%s", uslab_test_describe_end(end, how, 32), out);
+	ck_assert_msg(end == 0, "ended with %s:\n%.3000s", uslab_test_describe_end(end, how, 32), out);
 	ck_assert_msg(strstr(out, "Unexpected gfp: 0x2 (__GFP_HIGHMEM)") &&
-		      strstr(out, "Fix your code!"), "no fix-up warning:\n%s", out);
+		      strstr(out, "Fix your code!"), "no fix-up warning:\n%.3000s", out);
 }
 END_TEST
 
@@ -421,12 +421,12 @@ START_TEST(failing_allocation_warns_unless_nowarn)
 	int end;
 
 	end = run_scenario("exhaust_warn", TINY_ARENA, out, sizeof(out));
-	ck_assert_msg(end == 0, "ended with %s:\n%s", uslab_test_describe_end(end, how, 32), out);
+	ck_assert_msg(end == 0, "ended with %s:\n%.3000s", uslab_test_describe_end(end, how, 32), out);
 	ck_assert_msg(strstr(out, "mode:0x") || strstr(out, "Unable to allocate"),
-		      "no allocation failure report:\n%s", out);
+		      "no allocation failure report:\n%.3000s", out);
 	end = run_scenario("exhaust_nowarn", TINY_ARENA, out, sizeof(out));
-	ck_assert_msg(end == 0, "ended with %s:\n%s", uslab_test_describe_end(end, how, 32), out);
-	ck_assert_msg(out[0] == '\0', "__GFP_NOWARN allocation reported:\n%s", out);
+	ck_assert_msg(end == 0, "ended with %s:\n%.3000s", uslab_test_describe_end(end, how, 32), out);
+	ck_assert_msg(out[0] == '\0', "__GFP_NOWARN allocation reported:\n%.3000s", out);
 }
 END_TEST
 

@@ -95,8 +95,8 @@ static void expect_rejected(const char *name, unsigned int size, slab_flags_t fl
 	stderr_capture_end(&cap, out, sizeof(out));
 	ck_assert_msg(s == NULL, "cache %s (size %u, flags %#x) was accepted",
 		      name ? name : "(null)", size, flags);
-	ck_assert_msg(strstr(out, report) != NULL, "report lacks \"%s\":\n%s", report, out);
-	ck_assert_msg(strstr(out, "failed with error -22") != NULL, "no error code:\n%s", out);
+	ck_assert_msg(strstr(out, report) != NULL, "report lacks \"%s\":\n%.3000s", report, out);
+	ck_assert_msg(strstr(out, "failed with error -22") != NULL, "no error code:\n%.3000s", out);
 }
 
 START_TEST(invalid_arguments_are_rejected_with_a_warning)
@@ -155,7 +155,7 @@ START_TEST(bad_usercopy_window_is_dropped_with_a_warning)
 	stderr_capture_end(&cap, out, sizeof(out));
 	ck_assert_ptr_nonnull(s);
 	ck_assert_msg(strstr(out, "api_ucbad") && strstr(out, "usercopy"),
-		      "no usercopy warning:\n%s", out);
+		      "no usercopy warning:\n%.3000s", out);
 	kmem_cache_destroy(s);
 }
 END_TEST
@@ -428,8 +428,8 @@ START_TEST(destroy_with_live_objects_reports_and_keeps_the_cache)
 	kmem_cache_destroy(s);
 	stderr_capture_end(&cap, out, sizeof(out));
 	ck_assert_msg(strstr(out, "kmem_cache_destroy api_busy: Slab cache still has objects"),
-		      "no report:\n%s", out);
-	ck_assert_msg(strstr(out, "(3 in use)"), "report lacks the count:\n%s", out);
+		      "no report:\n%.3000s", out);
+	ck_assert_msg(strstr(out, "(3 in use)"), "report lacks the count:\n%.3000s", out);
 	/* still usable */
 	q = kmem_cache_alloc(s, GFP_KERNEL);
 	ck_assert_ptr_nonnull(q);
@@ -441,7 +441,7 @@ START_TEST(destroy_with_live_objects_reports_and_keeps_the_cache)
 	stderr_capture_begin(&cap);
 	kmem_cache_destroy(s);
 	stderr_capture_end(&cap, out, sizeof(out));
-	ck_assert_msg(out[0] == '\0', "unexpected report:\n%s", out);
+	ck_assert_msg(out[0] == '\0', "unexpected report:\n%.3000s", out);
 }
 END_TEST
 

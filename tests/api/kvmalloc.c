@@ -171,12 +171,12 @@ START_TEST(kvmalloc_above_int_max_fails)
 	p = kvmalloc(runtime((size_t)INT_MAX + 1), GFP_KERNEL | __GFP_NOWARN);
 	stderr_capture_end(&cap, out, sizeof(out));
 	ck_assert_ptr_null(p);
-	ck_assert_msg(out[0] == '\0', "__GFP_NOWARN failure reported:\n%s", out);
+	ck_assert_msg(out[0] == '\0', "__GFP_NOWARN failure reported:\n%.3000s", out);
 	stderr_capture_begin(&cap);
 	p = kvmalloc(runtime((size_t)INT_MAX + 1), GFP_KERNEL);
 	stderr_capture_end(&cap, out, sizeof(out));
 	ck_assert_ptr_null(p);
-	ck_assert_msg(strstr(out, "INT_MAX"), "no report:\n%s", out);
+	ck_assert_msg(strstr(out, "INT_MAX"), "no report:\n%.3000s", out);
 }
 END_TEST
 

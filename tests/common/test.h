@@ -22,8 +22,9 @@
  *	}
  *	USLAB_TEST_MAIN(something_suite)
  *
- * Tests in tests/malloc/ are linked with the C library only (no internal
- * archive) and run with LD_PRELOAD of the allocator's libuslab-malloc-*.so.
+ * (tests/malloc/ has its own driver, tests/malloc/run.sh: its programs link
+ * only this harness, the C library and Check, and run with the drop-in
+ * preloaded.)
  *
  * Tests run under tools/run-tests.sh, which reads Check's summary line.  A
  * file holding the marker comment  uslab-test: threaded  (between C comment

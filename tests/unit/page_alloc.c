@@ -262,24 +262,14 @@ START_TEST(test_gfp_zero_after_dirty_free)
 }
 END_TEST
 
-/* Dirty every page, free, report, then zero allocations of every order. */
-START_TEST(test_gfp_zero_from_reported_blocks)
+/* Allocate all memory with __GFP_ZERO in blocks of varied orders; all must read zero. */
+static void zero_alloc_everything(void)
 {
 	static struct page *pages[SMALL_PAGES];
 	static unsigned int orders[SMALL_PAGES];
-	unsigned long i, n = 0;
+	unsigned long n = 0;
 	unsigned int order = 7;
 
-	set_options(SMALL_ARENA);
-	for (i = 0; i < 4; i++) {
-		pages[i] = alloc_pages(GFP_KERNEL, 10);
-		memset(page_address(pages[i]), 0xff, 4 * MiB);
-	}
-	for (i = 0; i < 4; i++)
-		__free_pages(pages[i], 10);
-	page_reporting_flush();
-	ck_assert_uint_eq(nr_reported_pages(), SMALL_PAGES);
-	/* split the reported blocks every which way; all of it must read zero */
 	for (;;) {
 		struct page *page = alloc_pages(GFP_NW | __GFP_ZERO, order);
 
@@ -301,6 +291,40 @@ START_TEST(test_gfp_zero_from_reported_blocks)
 	drain_all_pages();
 	ck_assert_uint_eq(buddy_pages(), SMALL_PAGES);
 	page_alloc_check_invariants();
+}
+
+/* Fill every page with 0xff and free it all. */
+static void dirty_everything(void)
+{
+	struct page *pages[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL, 10);
+		memset(page_address(pages[i]), 0xff, 4 * MiB);
+	}
+	for (i = 0; i < 4; i++)
+		__free_pages(pages[i], 10);
+}
+
+/* Reported blocks read as zero and are split every which way. */
+START_TEST(test_gfp_zero_from_reported_blocks)
+{
+	set_options(SMALL_ARENA);
+	dirty_everything();
+	page_reporting_flush();
+	ck_assert_uint_eq(nr_reported_pages(), SMALL_PAGES);
+	zero_alloc_everything();
+}
+END_TEST
+
+/* Dirty blocks split every which way: no half may pass for zero. */
+START_TEST(test_gfp_zero_from_dirty_blocks)
+{
+	set_options(SMALL_ARENA " page_reporting_threshold=1G");
+	dirty_everything();
+	ck_assert_uint_eq(nr_reported_pages(), 0);
+	zero_alloc_everything();
 }
 END_TEST
 
@@ -704,6 +728,7 @@ static Suite *page_alloc_suite(void)
 	tcase_add_test(tc, test_compound_small_orders);
 	tcase_add_test(tc, test_gfp_zero_after_dirty_free);
 	tcase_add_test(tc, test_gfp_zero_from_reported_blocks);
+	tcase_add_test(tc, test_gfp_zero_from_dirty_blocks);
 	tcase_add_test(tc, test_get_zeroed_page);
 	tcase_add_test(tc, test_refcount_order0);
 	tcase_add_test(tc, test_refcount_noncompound);

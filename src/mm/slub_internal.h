@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slub_internal.h - what slub.c (the allocator: slabs, the per-CPU and
+ * node state machine, the alloc and free paths) and slub_cache.c (cache
+ * geometry, creation and destruction, shrink, slabinfo, bring-up) share.
+ * Only these two files include it; see the top of slub.c for how SLUB works.
+ */
+#ifndef USLAB_MM_SLUB_INTERNAL_H
+#define USLAB_MM_SLUB_INTERNAL_H
+
+#include "slab.h"
+#include "cpu.h"
+
+#define MIN_PARTIAL		5	/* empty slabs a node keeps at least ... */
+#define MAX_PARTIAL		10	/* ... and at most (min_partial clamp) */
+#define OO_SHIFT		16
+#define OO_MASK			((1U << OO_SHIFT) - 1)
+#define MAX_OBJS_PER_PAGE	32767	/* slab->objects is 15 bits */
+#define SHRINK_PROMOTE_MAX	32	/* shrink sorts slabs with up to this many free */
+
+/* Internal cache flags (5.17 values). */
+#define __OBJECT_POISON		0x80000000U	/* poison the object itself when free */
+#define __CMPXCHG_DOUBLE	0x40000000U	/* slab freelist+counters by cmpxchg_double */
+#define SLAB_NO_CMPXCHG		(SLAB_CONSISTENCY_CHECKS | SLAB_STORE_USER | SLAB_TRACE)
+
+#define nr_node_ids		1	/* nodes with memory: node 0 */
+
+/* SLUB_STATS event counters (the kernel's names); DEACTIVATE_TO_HEAD/
+ * TO_TAIL double as add_partial()'s "where" argument, as in the kernel. */
+enum stat_item {
+	ALLOC_FASTPATH, ALLOC_SLOWPATH, FREE_FASTPATH, FREE_SLOWPATH, FREE_FROZEN,
+	FREE_ADD_PARTIAL, FREE_REMOVE_PARTIAL, ALLOC_FROM_PARTIAL, ALLOC_SLAB,
+	ALLOC_REFILL, ALLOC_NODE_MISMATCH, FREE_SLAB, CPUSLAB_FLUSH, DEACTIVATE_FULL,
+	DEACTIVATE_EMPTY, DEACTIVATE_TO_HEAD, DEACTIVATE_TO_TAIL,
+	DEACTIVATE_REMOTE_FREES, DEACTIVATE_BYPASS, ORDER_FALLBACK,
+	CMPXCHG_DOUBLE_CPU_FAIL, CMPXCHG_DOUBLE_FAIL, CPU_PARTIAL_ALLOC,
+	CPU_PARTIAL_FREE, CPU_PARTIAL_NODE, CPU_PARTIAL_DRAIN, NR_SLUB_STAT_ITEMS
+};
+
+static inline struct kmem_cache_node *get_node(const struct kmem_cache *s, int node)
+{
+	return s->node[node];
+}
+
+#define for_each_kmem_cache_node(s, __node, __n)			\
+	for ((__node) = 0; (__node) < nr_node_ids; (__node)++)		\
+		if (((__n) = get_node((s), (__node))) != NULL)
+
+static inline bool kmem_cache_debug(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_DEBUG && unlikely(s->flags & SLAB_DEBUG_FLAGS);
+}
+
+static inline bool kmem_cache_has_cpu_partial(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_CPU_PARTIAL && !kmem_cache_debug(s);
+}
+
+/* Full slabs are listed only when their objects must be walkable (U). */
+static inline bool kmem_cache_tracks_full(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_DEBUG && (s->flags & SLAB_STORE_USER);
+}
+
+static inline unsigned int order_objects(unsigned int order, unsigned int size)
+{
+	return (unsigned int)((PAGE_SIZE << order) / size);
+}
+
+static inline struct kmem_cache_order_objects oo_make(unsigned int order, unsigned int size)
+{
+	struct kmem_cache_order_objects x = { (order << OO_SHIFT) + order_objects(order, size) };
+
+	return x;
+}
+
+static inline unsigned int oo_order(struct kmem_cache_order_objects x)
+{
+	return x.x >> OO_SHIFT;
+}
+
+static inline unsigned int oo_objects(struct kmem_cache_order_objects x)
+{
+	return x.x & OO_MASK;
+}
+
+/*
+ * The counters word of a slab as a value.  The same bit fields as in struct
+ * slab, in a union small enough to live in a register: editing them in a
+ * 64-byte struct slab on the stack and reloading the word made every
+ * cmpxchg wait for a failed store-to-load forwarding.
+ */
+union slab_counters {
+	unsigned long counters;		/* the word cmpxchg_double compares */
+	struct {
+		unsigned inuse:16;	/* as struct slab */
+		unsigned objects:15;
+		unsigned frozen:1;
+	};
+};
+_Static_assert(sizeof(union slab_counters) == sizeof(unsigned long), "one word");
+
+/* A snapshot of a published slab's counters (they change under cmpxchg). */
+static inline union slab_counters slab_counters(const struct slab *slab)
+{
+	union slab_counters v = { .counters = READ_ONCE(slab->counters) };
+
+	return v;
+}
+
+/*
+ * off / size if size divides off, else a value above s->size_limit: the
+ * product by the odd part's inverse maps multiples of it onto small
+ * numbers and everything else above the limit; the rotation moves any
+ * low bits that spoil the power-of-two part to the top.
+ */
+static __always_inline unsigned long obj_offset_index(const struct kmem_cache *s,
+						       unsigned long off)
+{
+	unsigned long r = off * s->size_inv;
+
+	return (r >> s->size_shift) | (r << (-s->size_shift & 63));
+}
+
+static inline void *slab_objects_start(const struct kmem_cache *s, const struct slab *slab)
+{
+	return (char *)slab_address(slab) + s->red_left_pad;
+}
+/* ======================= free pointers ======================= */
+
+static __always_inline void *freelist_ptr(const struct kmem_cache *s, void *ptr,
+					  unsigned long ptr_addr)
+{
+	if (CONFIG_SLAB_FREELIST_HARDENED)
+		return (void *)((unsigned long)ptr ^ s->random ^ __builtin_bswap64(ptr_addr));
+	return ptr;
+}
+
+static __always_inline void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	unsigned long ptr_addr = (unsigned long)object + s->offset;
+
+	return freelist_ptr(s, *(void **)ptr_addr, ptr_addr);
+}
+/* ======================= node lists (list_lock held) ======================= */
+
+/*
+ * List operations on slab->slab_list.  Its next pointer (like slab->next)
+ * overlays page->compound_head, which virt_to_slab() reads with no lock
+ * of ours (kfree of an object of the slab, by any thread): every write of
+ * a next pointer is a WRITE_ONCE, so that read is an intended race.  The
+ * value always has bit 0 clear (aligned list pointers), so the page still
+ * reads as a head page.
+ */
+static inline void slab_list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
+{
+	next->prev = n;
+	n->prev = prev;
+	WRITE_ONCE(n->next, next);
+	WRITE_ONCE(prev->next, n);
+}
+
+static inline void slab_list_unlink(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	WRITE_ONCE(e->prev->next, e->next);
+}
+
+static inline void slab_list_add(struct slab *slab, struct list_head *head, bool tail)
+{
+	if (tail)
+		slab_list_link(&slab->slab_list, head->prev, head);
+	else
+		slab_list_link(&slab->slab_list, head, head->next);
+}
+
+static inline void slab_list_del(struct slab *slab)
+{
+	slab_list_unlink(&slab->slab_list);
+	WRITE_ONCE(slab->slab_list.next, LIST_POISON1);
+	slab->slab_list.prev = LIST_POISON2;
+}
+
+static inline void slab_list_move(struct slab *slab, struct list_head *head)
+{
+	slab_list_unlink(&slab->slab_list);
+	slab_list_add(slab, head, false);
+}
+
+/* Move every slab of list to the front of head; list becomes empty. */
+static inline void slab_list_splice_init(struct list_head *list, struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	if (first == list)
+		return;
+	first->prev = head;
+	head->next->prev = last;
+	WRITE_ONCE(last->next, head->next);
+	WRITE_ONCE(head->next, first);
+	INIT_LIST_HEAD(list);
+}
+
+static inline void __add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
+{
+	WRITE_ONCE(n->nr_partial, n->nr_partial + 1);
+	slab_list_add(slab, &n->partial, tail == DEACTIVATE_TO_TAIL);
+}
+
+static inline void add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
+{
+	__add_partial(n, slab, tail);
+}
+
+static inline void remove_partial(struct kmem_cache_node *n, struct slab *slab)
+{
+	slab_list_del(slab);
+	WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
+}
+
+static inline void add_full(const struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
+{
+	if (kmem_cache_tracks_full(s))
+		slab_list_add(slab, &n->full, false);
+}
+
+static inline void remove_full(const struct kmem_cache *s, struct slab *slab)
+{
+	if (kmem_cache_tracks_full(s))
+		slab_list_del(slab);
+}
+
+static inline void inc_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+
+	/* why: the node cache's first slab exists before its node does */
+	if (likely(n)) {
+		atomic_long_inc(&n->nr_slabs);
+		atomic_long_add(objects, &n->total_objects);
+	}
+}
+
+static inline void dec_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+
+	atomic_long_dec(&n->nr_slabs);
+	atomic_long_sub(objects, &n->total_objects);
+}
+
+/* ---- slub.c, for slub_cache.c ---- */
+__printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...);
+void print_slab_info(const struct slab *slab);
+void print_object_line(const struct kmem_cache *s, const struct slab *slab, const void *object);
+unsigned long slub_random(void);
+/* A frozen slab with every object on slab->freelist and inuse = objects. */
+struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node);
+/* Give an empty slab that is on no list and no CPU's back to the pages. */
+void discard_slab(struct kmem_cache *s, struct slab *slab);
+/* s->cpu_slab: per-CPU state, zeroed (= empty) for every CPU; false if none. */
+bool alloc_kmem_cache_cpus(struct kmem_cache *s);
+/* This CPU gives back all it holds of s (bootstrap). */
+void flush_this_cpu(struct kmem_cache *s);
+/* kmem_cache_shrink's flush: this CPU all, other CPUs their partial chains. */
+void flush_all(struct kmem_cache *s);
+/* __kmem_cache_shutdown's flush: every CPU, everything (s is idle). */
+void flush_all_cpus_locked(struct kmem_cache *s);
+/* Register thread-exit flushing and the fork hooks (kmem_cache_init). */
+void slub_cpu_init(void);
+
+#endif /* USLAB_MM_SLUB_INTERNAL_H */
