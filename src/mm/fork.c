@@ -102,12 +102,15 @@ static void fork_child_rank(enum fork_rank rank)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr_fork_hooks; i++)
+	/* why unlock, not re-init: the child's only thread is the one that took
+	 * every lock in prepare, so it owns them and may release them; a re-init
+	 * of a held mutex is undefined (and ThreadSanitizer reports it). */
+	for (i = nr_fork_locks; i-- > 0;)
+		if (fork_locks[i].lock && fork_locks[i].rank == rank)
+			pthread_mutex_unlock(fork_locks[i].lock);
+	for (i = nr_fork_hooks; i-- > 0;)
 		if (fork_hooks[i].rank == rank && fork_hooks[i].hooks->child)
 			fork_hooks[i].hooks->child();
-	for (i = 0; i < nr_fork_locks; i++)
-		if (fork_locks[i].lock && fork_locks[i].rank == rank)
-			pthread_mutex_init(fork_locks[i].lock, NULL);
 }
 
 static void fork_prepare(void)
@@ -132,9 +135,9 @@ static void fork_child(void)
 {
 	int rank;
 
-	for (rank = 0; rank < NR_FORK_RANKS; rank++)
+	for (rank = NR_FORK_RANKS; rank-- > 0;)
 		fork_child_rank((enum fork_rank)rank);
-	pthread_mutex_init(&fork_registry_lock, NULL);
+	pthread_mutex_unlock(&fork_registry_lock);
 }
 
 /*

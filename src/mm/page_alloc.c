@@ -1395,21 +1395,13 @@ static void page_alloc_fork_parent(void)
 	mutex_unlock(&reporting_lock);
 }
 
-/* In the child every lock is free again; the lists are consistent (all were
- * held).  Other threads' pcp pages stay listed and come back by draining. */
+/* The forking thread took every lock in prepare and is the child's only
+ * thread: it releases them (a re-init of a held mutex is undefined).  The
+ * lists are consistent (all were held).  Other threads' pcp pages stay
+ * listed and come back by draining. */
 static void page_alloc_fork_child(void)
 {
-	struct per_cpu_pages *pcp;
-	unsigned int cpu;
-
-	spin_lock_init(&zone.lock);
-	for (cpu = 0; cpu < fork_nr_cpus; cpu++) {
-		pcp = pcp_of(cpu);
-		if (pcp)
-			spin_lock_init(&pcp->lock);
-	}
-	mutex_init(&pcp_setup_lock);
-	mutex_init(&reporting_lock);
+	page_alloc_fork_parent();
 }
 
 static const struct fork_hooks page_alloc_fork_hooks = {

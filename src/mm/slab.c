@@ -1875,13 +1875,6 @@ int slabinfo_write_line(const char *line)
 	return res;
 }
 
-/* Exported as uslab_slabinfo_write (include/uslab/uslab.h). */
-int slabinfo_write(const char *line)
-{
-	return slabinfo_write_line(line);
-}
-EXPORT_SYMBOL(slabinfo_write);
-
 void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 {
 	unsigned long total_slabs = 0, free_slabs = 0, free_objs = 0, shared_avail = 0;
@@ -2014,9 +2007,11 @@ static void slab_fork_parent(void)
 	slab_fork_each(spin_unlock);
 }
 
+/* The forking thread took every lock in prepare and is the child's only
+ * thread, so it releases them as the parent does. */
 static void slab_fork_child(void)
 {
-	slab_fork_each(spin_lock_init);
+	slab_fork_each(spin_unlock);
 }
 
 static const struct fork_hooks slab_fork_hooks = {

@@ -382,6 +382,7 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo);
 void slabinfo_show_stats(FILE *f, struct kmem_cache *s);	/* extra columns, may print nothing */
 /* Apply a slabinfo write "name limit batchcount shared"; -EINVAL/-EIO as the kernel. */
 int slabinfo_write_line(const char *line);
+int slabinfo_write(const char *line);	/* exported: uslab_slabinfo_write */
 extern const char *const allocator_name;	/* "slub", "slab" or "slob" */
 
 /* Exported object API, defined by the allocator. */

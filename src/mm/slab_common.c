@@ -859,3 +859,16 @@ USLAB_API const char *uslab_allocator_name(void)
 {
 	return allocator_name;
 }
+
+/*
+ * slabinfo_write - apply one line written to /proc/slabinfo:
+ * "<cache name> <limit> <batchcount> <shared>".  SLAB retunes the cache;
+ * SLUB and SLOB refuse as the kernel does (-EIO).  Exported as
+ * uslab_slabinfo_write for every build.
+ */
+int slabinfo_write(const char *line)
+{
+	slab_ensure_init();
+	return slabinfo_write_line(line);
+}
+EXPORT_SYMBOL(slabinfo_write);

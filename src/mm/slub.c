@@ -166,7 +166,7 @@ static struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 	return c;
 }
 
-/* ======================= free pointers and reports ======================= */
+/* ======================= free pointers ======================= */
 
 static noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object);
 
@@ -486,13 +486,32 @@ void discard_slab(struct kmem_cache *s, struct slab *slab)
 
 /* ======================= the per-CPU partial chain ======================= */
 
+/* Unfreeze a slab of a per-CPU chain (n->list_lock held): true if it is
+ * empty and may go back to the page allocator, else it joins n->partial. */
+static bool unfreeze_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
+				 struct slab *slab)
+{
+	union slab_counters old, new;
+	void *freelist;
+
+	do {
+		freelist = READ_ONCE(slab->freelist);
+		old = slab_counters(slab);
+		new = old;
+		new.frozen = 0;
+	} while (!cmpxchg_double_slab(s, slab, freelist, old.counters, freelist, new.counters));
+	if (unlikely(!new.inuse && slab_discard_ok(s, n)))
+		return true;
+	add_partial(n, slab, DEACTIVATE_TO_TAIL);
+	stat(s, FREE_ADD_PARTIAL);
+	return false;
+}
+
 /* Give a chain of frozen slabs back to their node: partial, or freed if empty. */
 static void __unfreeze_partials(struct kmem_cache *s, struct slab *partial_slab)
 {
 	struct kmem_cache_node *n = NULL, *n2;
 	struct slab *slab, *slab_to_discard = NULL;
-	union slab_counters old, new;
-	void *freelist;
 
 	while (partial_slab) {
 		slab = partial_slab;
@@ -504,19 +523,9 @@ static void __unfreeze_partials(struct kmem_cache *s, struct slab *partial_slab)
 			n = n2;
 			spin_lock(&n->list_lock);
 		}
-		do {
-			freelist = READ_ONCE(slab->freelist);
-			old = slab_counters(slab);
-			new = old;
-			new.frozen = 0;
-		} while (!cmpxchg_double_slab(s, slab, freelist, old.counters,
-					      freelist, new.counters));
-		if (unlikely(!new.inuse && slab_discard_ok(s, n))) {
+		if (unfreeze_slab_locked(s, n, slab)) {
 			WRITE_ONCE(slab->next, slab_to_discard);
 			slab_to_discard = slab;
-		} else {
-			add_partial(n, slab, DEACTIVATE_TO_TAIL);
-			stat(s, FREE_ADD_PARTIAL);
 		}
 	}
 	if (n)
@@ -695,6 +704,15 @@ static void slab_move_lists(const struct kmem_cache *s, struct kmem_cache_node *
 		add_full(s, n, slab);
 }
 
+/* Where an unfrozen slab belongs: back to the pages, node partial, or full. */
+static enum slab_modes deactivate_mode(const struct kmem_cache *s, const struct kmem_cache_node *n,
+				       union slab_counters new, const void *freelist)
+{
+	if (!new.inuse && slab_discard_ok(s, n))
+		return M_FREE;
+	return freelist ? M_PARTIAL : M_FULL;
+}
+
 static void deactivate_stat(struct kmem_cache *s, enum slab_modes m, int tail)
 {
 	if (m == M_PARTIAL)
@@ -736,10 +754,7 @@ static void deactivate_slab(struct kmem_cache *s, struct slab *slab, void *freel
 			new_freelist = freelist;
 		}
 		new.frozen = 0;
-		if (!new.inuse && slab_discard_ok(s, n))
-			m = M_FREE;
-		else
-			m = new_freelist ? M_PARTIAL : M_FULL;
+		m = deactivate_mode(s, n, new, new_freelist);
 		if (!lock && (m == M_PARTIAL || (m == M_FULL && kmem_cache_tracks_full(s)))) {
 			lock = true;
 			spin_lock(&n->list_lock);
