@@ -59,6 +59,9 @@ class Context:
         self.failures = []        # (section, config, column, reason, log)
         for d in (self.logs, self.work):
             os.makedirs(d, exist_ok=True)
+        for old in os.listdir(self.logs):    # logs of an earlier run would mislead
+            if old.endswith(".log"):
+                os.remove(os.path.join(self.logs, old))
 
     def peers(self):
         out = []
@@ -178,6 +181,7 @@ class Job:
     metrics: tuple = ()        # RESULT names that must be present
     timeout: float = 60.0      # seconds, at most (see _timeout)
     cmd: str = ""              # for the log
+    floor: float | None = None  # least timeout once peers have run (None: the default)
 
 
 @dataclass
@@ -209,6 +213,7 @@ def _timeout(job, peer_walls, quick):
     if not peer_walls.get(job.column):
         return job.timeout
     factor, floor = (15, 4.0) if quick else (25, 6.0)
+    floor = job.floor or floor
     return min(job.timeout, max(floor, factor * min(peer_walls[job.column])))
 
 
@@ -218,6 +223,8 @@ def interleave(ctx, section, jobs, reps=None):
     reps = reps or ctx.reps
     runs = {(j.config.name, j.column): [] for j in jobs}
     errors = {(j.config.name, j.column): j.config.missing for j in jobs if j.config.missing}
+    for name, why in sorted({(j.config.name, j.config.missing) for j in jobs if j.config.missing}):
+        ctx.failures.append((section, name, "all", f"not run: {why}", "-"))
     peer_walls = {}
     t0 = time.monotonic()
     for r in range(reps):
@@ -257,7 +264,7 @@ def progress(msg):
     print(f"bench: {msg}", file=sys.stderr, flush=True)
 
 
-def program_job(ctx, config, column, rel, args, metrics, timeout=None):
+def program_job(ctx, config, column, rel, args, metrics, timeout=None, floor=None):
     """A job running the benchmark program bench/REL.c of config's build with
     key=value args (api= added from the config)."""
     exe = ctx.bench_bin(config, rel)
@@ -268,4 +275,4 @@ def program_job(ctx, config, column, rel, args, metrics, timeout=None):
 
     def fn(t):
         return run(cmd, preload=config.preload, timeout=t)
-    return Job(config, column, fn, tuple(metrics), tmo, " ".join(cmd))
+    return Job(config, column, fn, tuple(metrics), tmo, " ".join(cmd), floor)

@@ -49,8 +49,9 @@ def _write_dat(path, header, lines):
                     + "\n")
 
 
-def _script(svg, dat, title, ylabel, colors, width, yrange):
+def _script(svg, dat, title, ylabel, colors, width, yrange, labels):
     n = len(colors) + 1
+    rotate = "rotate by -30" if max(len(x) for x in labels) > 10 else ""
     return f"""set terminal svg size {width},440 dynamic font "sans,11" background "white"
 set yrange [{yrange[0]:g}:{yrange[1]:g}]
 set output {_q(svg)}
@@ -62,7 +63,7 @@ set boxwidth 0.92
 set logscale y 2
 set ylabel {_q(ylabel)}
 set key outside right top vertical noenhanced
-set xtics nomirror noenhanced
+set xtics nomirror noenhanced {rotate}
 set grid ytics
 set datafile missing "NaN"
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 lw 1.5 front
@@ -93,7 +94,8 @@ def table_plot(table, outdir, datdir):
     colors = [_color(r.name, r.alloc, r.is_peer) for r in rows]
     width = max(700, 110 * len(table.columns) + 16 * len(rows) * len(table.columns) // 2 + 200)
     ok = _gnuplot(_script(svg, dat, table.title, "ratio to the best peer (lower is better)",
-                          colors, width, _yrange(lines)), os.path.join(datdir, table.name))
+                          colors, width, _yrange(lines), table.columns),
+                  os.path.join(datdir, table.name))
     return svg if ok else None
 
 
@@ -119,7 +121,8 @@ def overview_plot(tables, outdir, datdir):
     colors = [_color(s[0], s[1], False) for s in series]
     ok = _gnuplot(_script(svg, dat, "uslab against the best peer, per table (geometric means)",
                           "ratio to the best peer (lower is better)", colors,
-                          max(900, 90 * len(lines) + 250), _yrange(lines)),
+                          max(900, 90 * len(lines) + 250), _yrange(lines),
+                          [name for name, _ in lines]),
                   os.path.join(datdir, "overview"))
     return svg if ok else None
 

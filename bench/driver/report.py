@@ -124,7 +124,8 @@ def _failures(failures, d):
     out = ["## Failures", "", "| section | configuration | column | reason | log |",
            "|---|---|---|---|---|"]
     for section, config, column, reason, log in failures:
-        out.append(f"| {section} | {config} | {column} | {reason} | `{log}` |")
+        out.append(f"| {section} | {config} | {column} | {reason} | "
+                   + (f"`{log}`" if log != "-" else "-") + " |")
     return out + [""]
 
 

@@ -1467,23 +1467,26 @@ static void slub_fork_each(void (*fn)(spinlock_t *))
 			fn(&n->list_lock);
 }
 
-static void slub_fork_parent(void)
+/* Parent and child alike: the forking thread took every lock, so it may
+ * release them (a re-initialised held mutex would be undefined). */
+static void slub_fork_release(void)
 {
 	slub_fork_each(spin_unlock);
 }
 
-static void slub_fork_child(void)
-{
-	slub_fork_each(spin_lock_init);
-}
-
 static const struct fork_hooks slub_fork_hooks = {
 	.prepare = slub_fork_prepare,
-	.parent = slub_fork_parent,
-	.child = slub_fork_child,
+	.parent = slub_fork_release,
+	.child = slub_fork_release,
 };
 
-void slub_cpu_init(void)
+/*
+ * At load time, not in kmem_cache_init(): registering takes fork.c's
+ * registry lock, which a concurrent fork() holds while it waits for
+ * slab_init_mutex (held around kmem_cache_init).  Both callbacks only walk
+ * slab_caches, empty until SLUB is up.
+ */
+static void __attribute__((constructor)) slub_constructor(void)
 {
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, slub_cpu_dead);
 	fork_hooks_register(&slub_fork_hooks, FORK_RANK_CACHE);

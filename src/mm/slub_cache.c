@@ -463,7 +463,7 @@ static void free_partial(struct kmem_cache *s, struct kmem_cache_node *n)
 	list_for_each_entry_safe(slab, h, &n->partial, slab_list) {
 		if (!slab_counters(slab).inuse) {
 			remove_partial(n, slab);
-			slab_list_add(slab, &discard, false);
+			list_add(&slab->slab_list, &discard);
 		} else {
 			budget = list_slab_objects(s, slab, budget);
 		}
@@ -527,14 +527,14 @@ static int __kmem_cache_do_shrink(struct kmem_cache *s)
 			unsigned int free = v.objects - v.inuse;
 
 			if (free == v.objects && !(s->flags & SLAB_TYPESAFE_BY_RCU)) {
-				slab_list_move(slab, &discard);
+				list_move(&slab->slab_list, &discard);
 				WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
 			} else if (free && free <= SHRINK_PROMOTE_MAX) {
-				slab_list_move(slab, promote + free - 1);
+				list_move(&slab->slab_list, promote + free - 1);
 			}
 		}
 		for (i = SHRINK_PROMOTE_MAX - 1; i >= 0; i--)
-			slab_list_splice_init(promote + i, &n->partial);
+			list_splice_init(promote + i, &n->partial);
 		spin_unlock(&n->list_lock);
 		list_for_each_entry_safe(slab, t, &discard, slab_list)
 			discard_slab(s, slab);
@@ -660,7 +660,6 @@ void kmem_cache_init(void)
 	setup_kmalloc_cache_index_table();
 	create_kmalloc_caches(0);
 	init_freelist_randomization();
-	slub_cpu_init();
 }
 
 #endif /* CONFIG_SLUB */

@@ -145,66 +145,20 @@ static __always_inline void *get_freepointer(const struct kmem_cache *s, void *o
 /* ======================= node lists (list_lock held) ======================= */
 
 /*
- * List operations on slab->slab_list.  Its next pointer (like slab->next)
- * overlays page->compound_head, which virt_to_slab() reads with no lock
- * of ours (kfree of an object of the slab, by any thread): every write of
- * a next pointer is a WRITE_ONCE, so that read is an intended race.  The
- * value always has bit 0 clear (aligned list pointers), so the page still
- * reads as a head page.
+ * Node lists.  slab->slab_list.next (like slab->next) overlays
+ * page->compound_head, which virt_to_slab() reads with no lock of ours
+ * (kfree of an object of the slab, by any thread); list.h stores every
+ * next pointer with WRITE_ONCE, so that read is an intended race, and the
+ * value keeps bit 0 clear (aligned pointers): the page still reads as a
+ * head page.
  */
-static inline void slab_list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
-{
-	next->prev = n;
-	n->prev = prev;
-	WRITE_ONCE(n->next, next);
-	WRITE_ONCE(prev->next, n);
-}
-
-static inline void slab_list_unlink(struct list_head *e)
-{
-	e->next->prev = e->prev;
-	WRITE_ONCE(e->prev->next, e->next);
-}
-
-static inline void slab_list_add(struct slab *slab, struct list_head *head, bool tail)
-{
-	if (tail)
-		slab_list_link(&slab->slab_list, head->prev, head);
-	else
-		slab_list_link(&slab->slab_list, head, head->next);
-}
-
-static inline void slab_list_del(struct slab *slab)
-{
-	slab_list_unlink(&slab->slab_list);
-	WRITE_ONCE(slab->slab_list.next, LIST_POISON1);
-	slab->slab_list.prev = LIST_POISON2;
-}
-
-static inline void slab_list_move(struct slab *slab, struct list_head *head)
-{
-	slab_list_unlink(&slab->slab_list);
-	slab_list_add(slab, head, false);
-}
-
-/* Move every slab of list to the front of head; list becomes empty. */
-static inline void slab_list_splice_init(struct list_head *list, struct list_head *head)
-{
-	struct list_head *first = list->next, *last = list->prev;
-
-	if (first == list)
-		return;
-	first->prev = head;
-	head->next->prev = last;
-	WRITE_ONCE(last->next, head->next);
-	WRITE_ONCE(head->next, first);
-	INIT_LIST_HEAD(list);
-}
-
 static inline void __add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
 {
 	WRITE_ONCE(n->nr_partial, n->nr_partial + 1);
-	slab_list_add(slab, &n->partial, tail == DEACTIVATE_TO_TAIL);
+	if (tail == DEACTIVATE_TO_TAIL)
+		list_add_tail(&slab->slab_list, &n->partial);
+	else
+		list_add(&slab->slab_list, &n->partial);
 }
 
 static inline void add_partial(struct kmem_cache_node *n, struct slab *slab, int tail)
@@ -214,20 +168,20 @@ static inline void add_partial(struct kmem_cache_node *n, struct slab *slab, int
 
 static inline void remove_partial(struct kmem_cache_node *n, struct slab *slab)
 {
-	slab_list_del(slab);
+	list_del(&slab->slab_list);
 	WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
 }
 
 static inline void add_full(const struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
 {
 	if (kmem_cache_tracks_full(s))
-		slab_list_add(slab, &n->full, false);
+		list_add(&slab->slab_list, &n->full);
 }
 
 static inline void remove_full(const struct kmem_cache *s, struct slab *slab)
 {
 	if (kmem_cache_tracks_full(s))
-		slab_list_del(slab);
+		list_del(&slab->slab_list);
 }
 
 static inline void inc_slabs_node(struct kmem_cache *s, int node, unsigned int objects)
@@ -266,7 +220,5 @@ void flush_this_cpu(struct kmem_cache *s);
 void flush_all(struct kmem_cache *s);
 /* __kmem_cache_shutdown's flush: every CPU, everything (s is idle). */
 void flush_all_cpus_locked(struct kmem_cache *s);
-/* Register thread-exit flushing and the fork hooks (kmem_cache_init). */
-void slub_cpu_init(void);
 
 #endif /* USLAB_MM_SLUB_INTERNAL_H */
