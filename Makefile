@@ -337,3 +337,4 @@ install: libs tools
 
 -include $(ALL_OBJS:.o=.d)
 -include $(sort $(wildcard mk/*.mk))
+include bench/bench.mk

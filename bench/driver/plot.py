@@ -34,7 +34,7 @@ def _yrange(lines):
     """Powers of two around every value and 1 (log scale, bars from the bottom)."""
     vals = [v for _, vs in lines for v in vs if v] + [1.0]
     lo, hi = min(vals), max(vals)
-    return 2.0 ** math.floor(math.log2(lo) - 0.01), 2.0 ** math.ceil(math.log2(hi) + 0.01)
+    return 2.0 ** math.floor(math.log2(lo) - 0.01), 2.0 ** math.ceil(math.log2(hi) + 0.3)
 
 
 def _q(s):
