@@ -47,7 +47,6 @@ INSTALL    ?= install
 TEST_SET   ?= all
 DEMOS      ?= uslab-demo
 BENCH_ARGS ?=
-RUN_ALLOC  ?= slub
 RUN_ARGS   ?=
 ASM_ALLOC  ?= slub
 ASM_FUNCS  ?= kmem_cache_alloc kmem_cache_free __kmalloc kfree alloc_pages
@@ -179,7 +178,7 @@ benches: $(ALL_BENCHES)
 help:
 	@echo 'make [all]        libraries, tools and demos of ALLOCATORS="$(ALLOCATORS)"'
 	@echo '                  under BUILD=$(BUILD)'
-	@echo 'make run          build and run the demo (RUN_ALLOC=$(RUN_ALLOC), RUN_ARGS=...)'
+	@echo 'make run          build and run the demo on SLUB, SLAB and SLOB (RUN_ARGS=seconds)'
 	@echo 'make test         everything: deps, gcc, clang, ASan+UBSan, TSan, install test'
 	@echo 'make tests        build the test binaries (TEST_SET=all|threaded)'
 	@echo 'make check        build and run the tests of this one configuration'
@@ -290,12 +289,8 @@ bench: $(ALL_BENCHES)
 	$(if $(SAN),$(error make bench with SAN=$(SAN) would measure the sanitizer))
 	$(if $(wildcard bench/run.py),bench/run.py --build '$(BUILD)' $(BENCH_ARGS),$(BENCH_NONE))
 
-RUN_BIN := $(if $(filter $(RUN_ALLOC),$(VARIANTS)),$(firstword \
-	$(DEMO_NAMES:%=$(BUILD)/bin/%-$(RUN_ALLOC))))
-RUN_NONE := @echo 'make run: no demo for RUN_ALLOC=$(RUN_ALLOC)' \
-	'(variants: $(VARIANTS); demos: $(DEMO_NAMES))' >&2; exit 1
-run: $(RUN_BIN)
-	$(if $(RUN_BIN),$(RUN_BIN)$(if $(RUN_ARGS), $(RUN_ARGS)),$(RUN_NONE))
+run: $(foreach a,slub slab slob,$(call demo_bins,$a))
+	tools/run-demo.sh '$(BUILD)'$(if $(RUN_ARGS), $(RUN_ARGS))
 
 asm: $(call so_real,$(ASM_ALLOC))
 	@tools/disasm.sh '$(OBJDUMP)' $< $(BUILD)/asm $(ASM_FUNCS)

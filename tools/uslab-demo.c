@@ -1,198 +1,347 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uslab-demo - the page allocator at work, then a look at the memory map.
+ * uslab-demo - a small multi-threaded in-memory key-value service on uslab.
  *
- * usage: uslab-demo [THREADS [ROUNDS]]      (defaults: 4 threads, 20000 rounds)
+ * Client threads generate requests (a struct request from its own cache),
+ * hand them through a queue to worker threads, which look keys up in a
+ * hash table of struct kv_entry objects (their own constructed cache),
+ * store keys and values with kmalloc, and free requests the clients
+ * allocated (cross-thread frees).  At the end it prints the process's
+ * slabinfo, the buddy allocator's state, and one summary line that
+ * tools/demo.sh gathers into a table comparing SLUB, SLAB and SLOB.
  *
- * Each thread keeps a small working set of blocks of random order (0 to
- * DEMO_MAX_ORDER).  Every round it frees one slot's block, if any, and
- * allocates a new one there, stamping the block's first and last word with
- * the thread and slot; the stamp is checked before every free, so a block
- * handed out twice, or overlapping another, is caught.  At the end the
- * threads free everything and the program prints /proc/buddyinfo-style free
- * lists and the memory map's statistics, including what the memory map costs
- * per page.  Exit status 0 iff every allocation succeeded and every stamp
- * was intact.
+ * usage: uslab-demo [--quiet] [SECONDS]
+ * SECONDS defaults to 3, or to $USLAB_DEMO_SECONDS when set (the test
+ * suite runs the demo briefly as a smoke test).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <uslab/gfp.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <uslab/slab.h>
 
-#define DEMO_MAX_ORDER	5	/* blocks of 1 .. 32 pages */
-#define DEMO_SLOTS	64	/* blocks a thread holds at most */
-#define DEMO_MAX_THREADS 64
+#define NR_BUCKETS	(1u << 16)
+#define NR_KEYS		200000u
+#define NR_CLIENTS	2
+#define NR_WORKERS	2
+#define QUEUE_LEN	1024
 
-struct demo_block {
-	struct page *page;	/* the block, or NULL for an empty slot */
-	unsigned int order;	/* its order */
+enum op { OP_GET, OP_PUT, OP_DEL };
+
+struct request {
+	enum op op;
+	uint32_t key;
+	uint32_t value_len;
+	int client;
 };
 
-struct demo_thread {
-	pthread_t tid;				/* the thread */
-	unsigned int id;			/* 0 .. threads-1 */
-	unsigned long rounds;			/* rounds to run */
-	uint64_t rng;				/* xorshift state */
-	unsigned long allocs[DEMO_MAX_ORDER + 1];	/* successful allocations per order */
-	unsigned long failures;			/* alloc_pages returned NULL */
-	unsigned long bad_stamps;		/* blocks found overwritten */
-	struct demo_block slot[DEMO_SLOTS];	/* the working set */
+struct kv_entry {
+	struct kv_entry *next;		/* hash chain (bucket lock) */
+	char *key;			/* kmalloc'd, NUL-terminated */
+	void *value;			/* kmalloc'd */
+	uint32_t value_len;
+	uint32_t magic;			/* set by the constructor, kept across reuse */
 };
 
-static uint64_t next_random(uint64_t *x)
+#define KV_MAGIC 0x6b76656e
+
+struct bucket {
+	pthread_mutex_t lock;
+	struct kv_entry *head;
+};
+
+struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t nonempty, nonfull;
+	struct request *slot[QUEUE_LEN];
+	unsigned int head, tail;
+	int closed;
+};
+
+static struct kmem_cache *request_cache, *entry_cache;
+static struct bucket *table;
+static struct queue queues[NR_WORKERS];
+static atomic_ulong ops_done, live_requested_bytes, peak_requested_bytes;
+static atomic_int stop;
+
+static void entry_ctor(void *obj)
 {
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
+	struct kv_entry *e = obj;
+
+	memset(e, 0, sizeof(*e));
+	e->magic = KV_MAGIC;
 }
 
-static uint64_t stamp_of(const struct demo_thread *t, unsigned int slot)
+static void account(long delta)
 {
-	return ((uint64_t)t->id << 32) | slot;
+	unsigned long now = atomic_fetch_add(&live_requested_bytes, (unsigned long)delta) + (unsigned long)delta;
+	unsigned long peak = atomic_load(&peak_requested_bytes);
+
+	while (now > peak && !atomic_compare_exchange_weak(&peak_requested_bytes, &peak, now))
+		;
 }
 
-/* Stamp the first and last word of a block with its owner. */
-static void stamp(struct demo_thread *t, unsigned int slot)
+static void queue_push(struct queue *q, struct request *r)
 {
-	struct demo_block *b = &t->slot[slot];
-	uint64_t *first = page_address(b->page);
-	uint64_t *last = (uint64_t *)((char *)first + (PAGE_SIZE << b->order)) - 1;
-
-	*first = *last = stamp_of(t, slot);
+	pthread_mutex_lock(&q->lock);
+	while (q->head - q->tail == QUEUE_LEN)
+		pthread_cond_wait(&q->nonfull, &q->lock);
+	q->slot[q->head++ % QUEUE_LEN] = r;
+	pthread_cond_signal(&q->nonempty);
+	pthread_mutex_unlock(&q->lock);
 }
 
-static void check_and_free(struct demo_thread *t, unsigned int slot)
+static struct request *queue_pop(struct queue *q)
 {
-	struct demo_block *b = &t->slot[slot];
-	uint64_t *first = page_address(b->page);
-	uint64_t *last = (uint64_t *)((char *)first + (PAGE_SIZE << b->order)) - 1;
+	struct request *r = NULL;
 
-	if (*first != stamp_of(t, slot) || *last != stamp_of(t, slot))
-		t->bad_stamps++;
-	__free_pages(b->page, b->order);
-	b->page = NULL;
-}
-
-static void one_round(struct demo_thread *t)
-{
-	uint64_t r = next_random(&t->rng);
-	unsigned int slot = r % DEMO_SLOTS;
-	unsigned int order = (r >> 16) % (DEMO_MAX_ORDER + 1);
-	struct demo_block *b = &t->slot[slot];
-
-	if (b->page)
-		check_and_free(t, slot);
-	b->page = alloc_pages(GFP_KERNEL, order);
-	if (!b->page) {
-		t->failures++;
-		return;
+	pthread_mutex_lock(&q->lock);
+	while (q->head == q->tail && !q->closed)
+		pthread_cond_wait(&q->nonempty, &q->lock);
+	if (q->head != q->tail) {
+		r = q->slot[q->tail++ % QUEUE_LEN];
+		pthread_cond_signal(&q->nonfull);
 	}
-	b->order = order;
-	t->allocs[order]++;
-	stamp(t, slot);
+	pthread_mutex_unlock(&q->lock);
+	return r;
 }
 
-static void *demo_thread_fn(void *arg)
+static void entry_free(struct kv_entry *e)
 {
-	struct demo_thread *t = arg;
-	unsigned long i;
+	account(-(long)(strlen(e->key) + 1 + e->value_len + sizeof(*e)));
+	kfree(e->key);
+	kfree(e->value);
+	e->key = NULL;
+	e->value = NULL;
+	kmem_cache_free(entry_cache, e);
+}
 
-	for (i = 0; i < t->rounds; i++)
-		one_round(t);
-	for (i = 0; i < DEMO_SLOTS; i++)
-		if (t->slot[i].page)
-			check_and_free(t, (unsigned int)i);
+static void do_put(struct bucket *b, struct request *r)
+{
+	struct kv_entry *e, **pp;
+	char key[24];
+	int klen = snprintf(key, sizeof(key), "key:%u", r->key);
+
+	for (pp = &b->head; (e = *pp); pp = &e->next)
+		if (!strcmp(e->key, key))
+			break;
+	if (!e) {
+		e = kmem_cache_alloc(entry_cache, GFP_KERNEL);
+		if (!e || e->magic != KV_MAGIC)
+			abort();
+		e->key = kstrdup(key, GFP_KERNEL);
+		e->next = b->head;
+		b->head = e;
+		account((long)(klen + 1 + sizeof(*e)));
+	} else {
+		account(-(long)e->value_len);
+		kfree(e->value);
+	}
+	e->value = kmalloc(r->value_len, GFP_KERNEL);
+	memset(e->value, (int)r->key, r->value_len);
+	e->value_len = r->value_len;
+	account((long)r->value_len);
+}
+
+static void do_del(struct bucket *b, struct request *r)
+{
+	struct kv_entry *e, **pp;
+	char key[24];
+
+	snprintf(key, sizeof(key), "key:%u", r->key);
+	for (pp = &b->head; (e = *pp); pp = &e->next) {
+		if (!strcmp(e->key, key)) {
+			*pp = e->next;
+			entry_free(e);
+			return;
+		}
+	}
+}
+
+static void do_get(struct bucket *b, struct request *r)
+{
+	struct kv_entry *e;
+	char key[24];
+
+	snprintf(key, sizeof(key), "key:%u", r->key);
+	for (e = b->head; e; e = e->next)
+		if (!strcmp(e->key, key) && ((unsigned char *)e->value)[0] != (unsigned char)r->key)
+			abort();	/* a value was corrupted */
+}
+
+static void *worker(void *arg)
+{
+	struct queue *q = arg;
+	struct request *r;
+
+	while ((r = queue_pop(q))) {
+		struct bucket *b = &table[r->key % NR_BUCKETS];
+
+		pthread_mutex_lock(&b->lock);
+		if (r->op == OP_PUT)
+			do_put(b, r);
+		else if (r->op == OP_DEL)
+			do_del(b, r);
+		else
+			do_get(b, r);
+		pthread_mutex_unlock(&b->lock);
+		kmem_cache_free(request_cache, r);	/* allocated by a client thread */
+		atomic_fetch_add_explicit(&ops_done, 1, memory_order_relaxed);
+	}
 	return NULL;
 }
 
-static double mib(unsigned long bytes)
+static uint32_t xorshift(uint32_t *s)
 {
-	return bytes / (1024.0 * 1024.0);
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
 }
 
-static void print_memmap_stats(void)
+/* Value sizes: mostly small, some medium, a few large (up to 12 KiB). */
+static uint32_t value_size(uint32_t rnd)
 {
-	struct uslab_memmap_stats st;
-	double per_page;
+	uint32_t c = rnd % 100;
 
-	uslab_memmap_stats(&st);
-	per_page = st.pages_online ? (double)st.memmap_bytes_committed / st.pages_online : 0;
-	printf("memory map:\n");
-	printf("  arena reserved          %10.1f MiB\n", mib(st.arena_bytes));
-	printf("  vmemmap reserved        %10.1f MiB\n", mib(st.vmemmap_bytes));
-	printf("  section size            %10.1f MiB\n", mib(st.section_bytes));
-	printf("  sections online         %10lu\n", st.sections_online);
-	printf("  pages online            %10lu  (%.1f MiB)\n", st.pages_online,
-	       mib(st.pages_online * PAGE_SIZE));
-	printf("  pages free              %10lu\n", st.pages_free);
-	printf("  pages given back to OS  %10lu\n", st.pages_reported);
-	printf("  struct page memory      %10.1f MiB committed\n", mib(st.memmap_bytes_committed));
-	printf("  memory map per page     %10.1f bytes  (%.2f%% of a %lu-byte page)\n",
-	       per_page, 100.0 * per_page / PAGE_SIZE, PAGE_SIZE);
-	printf("  other bookkeeping       %10lu bytes\n", st.bookkeeping_bytes);
-	printf("  orders                  0 .. %u\n", st.max_order ? st.max_order - 1 : 0);
+	if (c < 60)
+		return 8 + rnd % 120;
+	if (c < 95)
+		return 128 + rnd % 900;
+	return 1024 + rnd % 11264;
 }
 
-/* Sum the threads' counts, print them; return the number of problems. */
-static unsigned long report(struct demo_thread *t, unsigned int nr)
+static void *client(void *arg)
 {
-	unsigned long allocs[DEMO_MAX_ORDER + 1] = { 0 }, failures = 0, bad = 0;
-	unsigned int i, o;
+	int id = (int)(intptr_t)arg;
+	uint32_t seed = 0x9e3779b9u * (uint32_t)(id + 1);
 
-	for (i = 0; i < nr; i++) {
-		for (o = 0; o <= DEMO_MAX_ORDER; o++)
-			allocs[o] += t[i].allocs[o];
-		failures += t[i].failures;
-		bad += t[i].bad_stamps;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		struct request *r = kmem_cache_alloc(request_cache, GFP_KERNEL);
+		uint32_t rnd = xorshift(&seed), c = rnd % 100;
+
+		if (!r)
+			abort();
+		r->key = xorshift(&seed) % NR_KEYS;
+		r->op = c < 50 ? OP_GET : c < 85 ? OP_PUT : OP_DEL;
+		r->value_len = value_size(xorshift(&seed));
+		r->client = id;
+		queue_push(&queues[r->key % NR_WORKERS], r);
 	}
-	printf("allocations by order:");
-	for (o = 0; o <= DEMO_MAX_ORDER; o++)
-		printf(" %u:%lu", o, allocs[o]);
-	printf("\nfailed allocations: %lu, overwritten blocks: %lu\n\n", failures, bad);
-	return failures + bad;
+	return NULL;
 }
 
-static unsigned long parse_arg(const char *s, unsigned long lo, unsigned long hi, const char *what)
+static long rss_kib(const char *field)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = 0;
+	size_t n = strlen(field);
 
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "uslab-demo: %s must be a number from %lu to %lu, not '%s'\n",
-			what, lo, hi, s);
-		exit(2);
-	}
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && sscanf(line + n, " %ld", &v) == 1)
+			break;
+	fclose(f);
 	return v;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void drain_table(void)
+{
+	for (unsigned int i = 0; i < NR_BUCKETS; i++) {
+		struct kv_entry *e, *n;
+
+		for (e = table[i].head; e; e = n) {
+			n = e->next;
+			entry_free(e);
+		}
+		table[i].head = NULL;
+	}
 }
 
 int main(int argc, char **argv)
 {
-	static struct demo_thread threads[DEMO_MAX_THREADS];
-	unsigned int nr = argc > 1 ? parse_arg(argv[1], 1, DEMO_MAX_THREADS, "THREADS") : 4;
-	unsigned long rounds = argc > 2 ? parse_arg(argv[2], 1, 100000000, "ROUNDS") : 20000;
-	unsigned int i;
+	pthread_t clients[NR_CLIENTS], workers[NR_WORKERS];
+	struct uslab_memmap_stats st;
+	double seconds = 3, t0, elapsed;
+	unsigned long pages_used_peak, pages_used_end;
+	int quiet = 0;
 
-	printf("uslab-demo: %s allocator, %u threads x %lu rounds of alloc_pages/__free_pages,"
-	       " orders 0..%d\n\n", uslab_allocator_name(), nr, rounds, DEMO_MAX_ORDER);
-	for (i = 0; i < nr; i++) {
-		threads[i].id = i;
-		threads[i].rounds = rounds;
-		threads[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
-		if (pthread_create(&threads[i].tid, NULL, demo_thread_fn, &threads[i])) {
-			fprintf(stderr, "uslab-demo: cannot start thread %u\n", i);
-			return 1;
-		}
+	if (getenv("USLAB_DEMO_SECONDS"))
+		seconds = atof(getenv("USLAB_DEMO_SECONDS"));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quiet"))
+			quiet = 1;
+		else
+			seconds = atof(argv[i]);
 	}
-	for (i = 0; i < nr; i++)
-		pthread_join(threads[i].tid, NULL);
-	if (report(threads, nr))
+	request_cache = KMEM_CACHE(request, 0);
+	entry_cache = kmem_cache_create("kv_entry", sizeof(struct kv_entry), 0,
+					SLAB_HWCACHE_ALIGN, entry_ctor);
+	table = kvmalloc_array(NR_BUCKETS, sizeof(*table), GFP_KERNEL | __GFP_ZERO);
+	if (!request_cache || !entry_cache || !table)
 		return 1;
-	printf("buddyinfo (free blocks per order, all memory freed):\n");
-	fflush(stdout);
-	uslab_show_buddyinfo(stdout);
-	printf("\n");
-	print_memmap_stats();
+	for (unsigned int i = 0; i < NR_BUCKETS; i++)
+		pthread_mutex_init(&table[i].lock, NULL);
+	for (int i = 0; i < NR_WORKERS; i++) {
+		pthread_mutex_init(&queues[i].lock, NULL);
+		pthread_cond_init(&queues[i].nonempty, NULL);
+		pthread_cond_init(&queues[i].nonfull, NULL);
+		pthread_create(&workers[i], NULL, worker, &queues[i]);
+	}
+	t0 = now_s();
+	for (int i = 0; i < NR_CLIENTS; i++)
+		pthread_create(&clients[i], NULL, client, (void *)(intptr_t)i);
+	usleep((useconds_t)(seconds * 1e6));
+	atomic_store(&stop, 1);
+	for (int i = 0; i < NR_CLIENTS; i++)
+		pthread_join(clients[i], NULL);
+	for (int i = 0; i < NR_WORKERS; i++) {
+		pthread_mutex_lock(&queues[i].lock);
+		queues[i].closed = 1;
+		pthread_cond_broadcast(&queues[i].nonempty);
+		pthread_mutex_unlock(&queues[i].lock);
+		pthread_join(workers[i], NULL);
+	}
+	elapsed = now_s() - t0;
+
+	uslab_memmap_stats(&st);
+	pages_used_peak = st.pages_online - st.pages_free;
+	if (!quiet) {
+		printf("== slabinfo while the store holds its data (%s) ==\n", uslab_allocator_name());
+		uslab_show_slabinfo(stdout);
+	}
+	unsigned long live = atomic_load(&live_requested_bytes);
+	drain_table();
+	kmem_cache_shrink(entry_cache);
+	kmem_cache_shrink(request_cache);
+	uslab_memmap_stats(&st);
+	pages_used_end = st.pages_online - st.pages_free;
+	if (!quiet) {
+		printf("\n== buddyinfo after the store was emptied ==\n");
+		uslab_show_buddyinfo(stdout);
+	}
+	printf("\n%-5s throughput %.0f ops/s, peak RSS %ld KiB, RSS at end %ld KiB, "
+	       "pages in use with data %lu (after emptying %lu), live data %lu B in %lu B of pages (%.1f%% used)\n",
+	       uslab_allocator_name(), (double)atomic_load(&ops_done) / elapsed,
+	       rss_kib("VmHWM:"), rss_kib("VmRSS:"), pages_used_peak, pages_used_end,
+	       live, pages_used_peak * 4096, 100.0 * (double)live / (double)(pages_used_peak * 4096));
+	printf("DEMO %s %.0f %ld %ld %lu %lu %lu\n", uslab_allocator_name(),
+	       (double)atomic_load(&ops_done) / elapsed, rss_kib("VmHWM:"), rss_kib("VmRSS:"),
+	       pages_used_peak, pages_used_end, live);
+	kvfree(table);
 	return 0;
 }

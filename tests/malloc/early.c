@@ -86,14 +86,13 @@ END_TEST
 
 START_TEST(test_racing_thread)
 {
-	int i, k;
+	int i;
 
 	for (i = 0; i < 100; i++) {
 		unsigned char *p = racer_blocks[i];
 
 		ck_assert(p != NULL);
-		for (k = 0; k < i * 100 + 1; k++)
-			ck_assert(p[k] == 0);
+		ck_assert(first_nonzero(p, (size_t)i * 100 + 1) == (size_t)i * 100 + 1);
 		free(p);
 	}
 }

@@ -74,6 +74,18 @@ static inline int pattern_ok(const void *p, size_t n, uintptr_t tag)
 	return 1;
 }
 
+/* Index of the first non-zero byte of p[0..n), or n if all are zero.
+ * (One check per block: Check records every assertion it passes.) */
+static inline size_t first_nonzero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n && !b[i]; i++)
+		;
+	return i;
+}
+
 /* Resident set size in bytes, from /proc/self/statm (0 if unreadable). */
 static inline size_t rss_bytes(void)
 {
