@@ -178,7 +178,7 @@ benches: $(ALL_BENCHES)
 help:
 	@echo 'make [all]        libraries, tools and demos of ALLOCATORS="$(ALLOCATORS)"'
 	@echo '                  under BUILD=$(BUILD)'
-	@echo 'make run          build and run the demo on SLUB, SLAB and SLOB (RUN_ARGS=seconds)'
+	@echo 'make run          build and run the demo on SLUB, SLAB and SLOB (RUN_ARGS=requests)'
 	@echo 'make test         everything: deps, gcc, clang, ASan+UBSan, TSan, install test'
 	@echo 'make tests        build the test binaries (TEST_SET=all|threaded)'
 	@echo 'make check        build and run the tests of this one configuration'

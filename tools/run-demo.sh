@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run-demo.sh BUILD [SECONDS] - the main demo (`make run`): the same key-value
+# run-demo.sh BUILD [REQUESTS] - the main demo (`make run`): the same key-value
 # workload on SLUB, SLAB and SLOB, SLUB's slabinfo and buddyinfo in full, then
 # one table side by side.
 set -euo pipefail
 build=${1:-build}
-secs=${2:-3}
+reqs=${2:-600000}
 results=()
 for a in slub slab slob; do
 	bin="$build/bin/uslab-demo-$a"
 	[ -x "$bin" ] || { echo "run-demo: $bin is missing" >&2; exit 1; }
 	if [ "$a" = slub ]; then
-		out=$("$bin" "$secs")
+		out=$("$bin" "$reqs")
 		printf '%s\n' "$out" | grep -v '^DEMO '
 	else
-		out=$("$bin" --quiet "$secs")
+		out=$("$bin" --quiet "$reqs")
 	fi
 	results+=("$(printf '%s\n' "$out" | grep '^DEMO ')")
 done
 echo
-echo "== the same workload on the three allocators (${secs}s, 2 client + 2 worker threads) =="
+echo "== the same workload on the three allocators (${reqs} requests, 2 client + 2 worker threads) =="
 printf '%-6s %14s %14s %14s %12s %14s %12s\n' allocator "ops/s" "peak RSS KiB" "end RSS KiB" \
 	"pages used" "pages after" "data/held"
 printf '%-6s %14s %14s %14s %12s %14s %12s\n' "" "" "" "" "with data" "emptying" ""

@@ -111,7 +111,7 @@ if ! tools/install-deps.sh; then
 	record 0 1
 fi
 
-export USLAB_DEMO_SECONDS=0.5	# the demos run briefly, as smoke tests
+export USLAB_DEMO_REQUESTS=20000	# the demos run briefly, as smoke tests
 run_config gcc "$root" gcc "" all "all benches"
 if [ ${#variants[@]} -gt 0 ]; then
 	out=$("$MAKE" -s --no-print-directory BUILD="$root" CC=gcc check-exports 2>&1 | grep -v "^note:")

@@ -10,9 +10,10 @@
  * slabinfo, the buddy allocator's state, and one summary line that
  * tools/demo.sh gathers into a table comparing SLUB, SLAB and SLOB.
  *
- * usage: uslab-demo [--quiet] [SECONDS]
- * SECONDS defaults to 3, or to $USLAB_DEMO_SECONDS when set (the test
- * suite runs the demo briefly as a smoke test).
+ * usage: uslab-demo [--quiet] [REQUESTS]
+ * REQUESTS (the same fixed sequence on every allocator, so their memory
+ * figures compare like with like) defaults to 600000, or to
+ * $USLAB_DEMO_REQUESTS when set (the test suite runs a short smoke test).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <uslab/slab.h>
 
 #define NR_BUCKETS	(1u << 16)
@@ -66,7 +66,7 @@ static struct kmem_cache *request_cache, *entry_cache;
 static struct bucket *table;
 static struct queue queues[NR_WORKERS];
 static atomic_ulong ops_done, live_requested_bytes, peak_requested_bytes;
-static atomic_int stop;
+static unsigned long requests_per_client;
 
 static void entry_ctor(void *obj)
 {
@@ -220,7 +220,7 @@ static void *client(void *arg)
 	int id = (int)(intptr_t)arg;
 	uint32_t seed = 0x9e3779b9u * (uint32_t)(id + 1);
 
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+	for (unsigned long n = 0; n < requests_per_client; n++) {
 		struct request *r = kmem_cache_alloc(request_cache, GFP_KERNEL);
 		uint32_t rnd = xorshift(&seed), c = rnd % 100;
 
@@ -276,17 +276,18 @@ int main(int argc, char **argv)
 {
 	pthread_t clients[NR_CLIENTS], workers[NR_WORKERS];
 	struct uslab_memmap_stats st;
-	double seconds = 3, t0, elapsed;
+	unsigned long requests = 600000;
+	double t0, elapsed;
 	unsigned long pages_used_peak, pages_used_end;
 	int quiet = 0;
 
-	if (getenv("USLAB_DEMO_SECONDS"))
-		seconds = atof(getenv("USLAB_DEMO_SECONDS"));
+	if (getenv("USLAB_DEMO_REQUESTS"))
+		requests = strtoul(getenv("USLAB_DEMO_REQUESTS"), NULL, 0);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quiet"))
 			quiet = 1;
 		else
-			seconds = atof(argv[i]);
+			requests = strtoul(argv[i], NULL, 0);
 	}
 	request_cache = KMEM_CACHE(request, 0);
 	entry_cache = kmem_cache_create("kv_entry", sizeof(struct kv_entry), 0,
@@ -302,11 +303,10 @@ int main(int argc, char **argv)
 		pthread_cond_init(&queues[i].nonfull, NULL);
 		pthread_create(&workers[i], NULL, worker, &queues[i]);
 	}
+	requests_per_client = requests / NR_CLIENTS;
 	t0 = now_s();
 	for (int i = 0; i < NR_CLIENTS; i++)
 		pthread_create(&clients[i], NULL, client, (void *)(intptr_t)i);
-	usleep((useconds_t)(seconds * 1e6));
-	atomic_store(&stop, 1);
 	for (int i = 0; i < NR_CLIENTS; i++)
 		pthread_join(clients[i], NULL);
 	for (int i = 0; i < NR_WORKERS; i++) {
