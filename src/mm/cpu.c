@@ -31,7 +31,9 @@
  *      the next bound after an area's start is its end (the kernel's
  *      percpu bound_map).  Bounds of freed areas stay; an allocation clears
  *      the bounds inside it.
- *    - cpuhp_teardown[state]: one callback per teardown step.
+ *    - cpuhp_teardown[state]: one callback per teardown step, set once by
+ *      cpuhp_setup_state(); only cpuhp_remove_state_nocalls() (tests)
+ *      empties it again.
  *    - per thread: this_cpu_id/this_cpu_base, and the release generation at
  *      which the thread last failed to attach.
  *
@@ -99,7 +101,7 @@ static unsigned long cpu_release_gen;	/* ids released so far (written under cpu_
 static unsigned long pcpu_alloc_map[BITS_TO_LONGS(PCPU_NR_CHUNKS)] = { 1UL };	/* chunks in use (cpu_lock) */
 static unsigned long pcpu_bound_map[BITS_TO_LONGS(PCPU_NR_CHUNKS + 1)] = { 3UL };	/* area bounds (cpu_lock) */
 
-static void (*cpuhp_teardown[CPUHP_NR_STATES])(unsigned int cpu);	/* set once each (atomic) */
+static void (*cpuhp_teardown[CPUHP_NR_STATES])(unsigned int cpu);	/* step callbacks (atomic) */
 
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;	/* creates cpu_key */
 static pthread_key_t cpu_key;		/* its destructor tears down an exiting thread */
@@ -321,6 +323,15 @@ void cpuhp_setup_state(enum cpuhp_state state, void (*teardown)(unsigned int cpu
 		cpu_report("uslab: cpuhp_setup_state: state %d already has a teardown\n", (int)state);
 		abort();
 	}
+}
+
+void cpuhp_remove_state_nocalls(enum cpuhp_state state)
+{
+	if ((unsigned int)state >= CPUHP_NR_STATES) {
+		cpu_report("uslab: cpuhp_remove_state_nocalls: invalid state %d\n", (int)state);
+		abort();
+	}
+	__atomic_store_n(&cpuhp_teardown[state], NULL, __ATOMIC_RELEASE);
 }
 
 /* ---- per-CPU offsets ---- */

@@ -86,6 +86,13 @@ enum cpuhp_state {
 	CPUHP_NR_STATES,
 };
 void cpuhp_setup_state(enum cpuhp_state state, void (*teardown)(unsigned int cpu));
+/*
+ * Empty a step, calling nothing (a thread already tearing down may still run
+ * the old callback).  For tests of this module, which take over the steps in
+ * a process that has no cache and no page: an allocator may register its
+ * step at load time (SLUB does).
+ */
+void cpuhp_remove_state_nocalls(enum cpuhp_state state);
 
 /* Run the teardown steps for the caller now and release its id. */
 void cpu_detach_self(void);

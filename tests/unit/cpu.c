@@ -116,9 +116,24 @@ static void td_slab(unsigned int cpu) { td_add(CPUHP_SLAB_DEAD, cpu); }
 static void td_memcg(unsigned int cpu) { td_add(CPUHP_MEMCG_DEAD, cpu); }
 static void td_page_alloc(unsigned int cpu) { td_add(CPUHP_PAGE_ALLOC_DEAD, cpu); }
 
+/*
+ * Empty every step first: the library may have registered its own at load
+ * time (SLUB's CPUHP_SLAB_DEAD is), and a step takes one callback.  This
+ * process creates no cache and allocates no page, so the library's steps
+ * would have nothing to do.
+ */
+static void td_take_over(void)
+{
+	int state;
+
+	for (state = 0; state < CPUHP_NR_STATES; state++)
+		cpuhp_remove_state_nocalls((enum cpuhp_state)state);
+}
+
 /* Registered in an order other than the enum's: the enum order must win. */
 static void td_register(void)
 {
+	td_take_over();
 	cpuhp_setup_state(CPUHP_PAGE_ALLOC_DEAD, td_page_alloc);
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, td_slab);
 	cpuhp_setup_state(CPUHP_MEMCG_DEAD, td_memcg);
@@ -358,11 +373,32 @@ START_TEST(test_cpuhp_same_callback_twice)
 {
 	int got[2];
 
+	td_take_over();
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, td_slab);
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, td_slab);	/* idempotent */
 	run_on_thread(attach_and_exit, got);
 	ck_assert_uint_eq(td_read_count(), 1);		/* registered once, runs once */
 	ck_assert_int_eq(td_log[0].state, CPUHP_SLAB_DEAD);
+}
+END_TEST
+
+START_TEST(test_cpuhp_remove_state)
+{
+	int got[2];
+
+	td_register();
+	cpuhp_remove_state_nocalls(CPUHP_MEMCG_DEAD);
+	run_on_thread(attach_and_exit, got);	/* the emptied step is skipped */
+	ck_assert_uint_eq(td_read_count(), 2);
+	ck_assert_int_eq(td_log[0].state, CPUHP_SLAB_DEAD);
+	ck_assert_int_eq(td_log[1].state, CPUHP_PAGE_ALLOC_DEAD);
+	cpuhp_remove_state_nocalls(CPUHP_SLAB_DEAD);
+	cpuhp_setup_state(CPUHP_SLAB_DEAD, td_memcg);	/* free again: another callback fits */
+	run_on_thread(attach_and_exit, got);
+	ck_assert_uint_eq(td_read_count(), 4);
+	ck_assert_int_eq(td_log[2].state, CPUHP_MEMCG_DEAD);	/* what td_memcg logs */
+	ck_assert_int_eq(td_log[3].state, CPUHP_PAGE_ALLOC_DEAD);
+	ck_assert_int_eq(td_log[3].tid, got[1]);
 }
 END_TEST
 
@@ -379,10 +415,17 @@ static void register_bad_state(void *arg)
 	cpuhp_setup_state(CPUHP_NR_STATES, td_slab);
 }
 
+static void remove_bad_state(void *arg)
+{
+	(void)arg;
+	cpuhp_remove_state_nocalls(CPUHP_NR_STATES);
+}
+
 START_TEST(test_cpuhp_misuse_aborts)
 {
 	ck_assert_aborts_with(register_two_callbacks, NULL, "uslab: cpuhp_setup_state: state 1 already has a teardown");
 	ck_assert_aborts_with(register_bad_state, NULL, "uslab: cpuhp_setup_state: invalid state 3");
+	ck_assert_aborts_with(remove_bad_state, NULL, "uslab: cpuhp_remove_state_nocalls: invalid state 3");
 }
 END_TEST
 
@@ -680,6 +723,7 @@ static Suite *cpu_suite(void)
 	tcase_add_test(teardown, test_detach_self);
 	tcase_add_test(teardown, test_reattach_from_later_destructor);
 	tcase_add_test(teardown, test_cpuhp_same_callback_twice);
+	tcase_add_test(teardown, test_cpuhp_remove_state);
 	tcase_add_test(teardown, test_cpuhp_misuse_aborts);
 	tcase_add_test(percpu, test_percpu_distinct_per_cpu);
 	tcase_add_test(percpu, test_percpu_zeroed_in_every_unit);
