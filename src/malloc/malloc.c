@@ -345,15 +345,31 @@ static __always_inline void *malloc_fast(size_t size, gfp_t gfp, const char *fn,
 
 /* ---- freeing ---- */
 
+/*
+ * The block's own cache, its folio already found and checked here: SLUB's
+ * kfree would look the folio up again.  SLAB and SLOB take kfree.
+ */
+static __always_inline void malloc_free_slab(struct folio *folio, void *p)
+{
+	if (CONFIG_SLUB)
+		kmem_cache_free(slab_owner_cache(folio_slab(folio)), p);
+	else
+		kfree(p);
+}
+
 static __always_inline void malloc_free(void *p, const char *fn, const void *caller)
 {
+	/* why not virt_addr_valid: unsigned, p - arena_start gives a pfn
+	 * >= max_pfn for any address outside the arena (max_pfn pages end
+	 * exactly at arena_end): one range check instead of three */
+	unsigned long pfn = virt_to_pfn(p);
 	struct folio *folio;
 
-	if (likely(virt_addr_valid(p)) && likely(IS_ALIGNED((unsigned long)p, MALLOC_ALIGN))) {
-		folio = virt_to_folio(p);
-		/* why clear before kfree: once freed, another thread may get it */
+	if (likely(pfn_valid(pfn)) && likely(IS_ALIGNED((unsigned long)p, MALLOC_ALIGN))) {
+		folio = page_folio(pfn_to_page(pfn));
+		/* why clear before freeing: once freed, another thread may get it */
 		if (likely(folio_test_slab(folio)) && likely(live_map_clear(p))) {
-			kfree(p);
+			malloc_free_slab(folio, p);
 			return;
 		}
 	}

@@ -115,6 +115,22 @@ static inline struct slab *folio_slab(const struct folio *folio)
 	return (struct slab *)folio;
 }
 
+/*
+ * The cache that owns a slab, for code built for every allocator (the
+ * drop-in malloc): SLUB and SLAB record it; SLOB's slabs are shared by all
+ * sizes and have no such field, so NULL there.  #if, not if (CONFIG_SLOB):
+ * the field does not exist in SLOB's struct slab.
+ */
+static inline struct kmem_cache *slab_owner_cache(const struct slab *slab)
+{
+#if CONFIG_SLOB
+	(void)slab;
+	return NULL;
+#else
+	return slab->slab_cache;
+#endif
+}
+
 static inline struct folio *slab_folio(const struct slab *slab)
 {
 	return (struct folio *)slab;
@@ -277,6 +293,28 @@ static __always_inline int kmalloc_index(size_t size)
 	if (size > (1UL << KMALLOC_INDEX_MAX))
 		return -1;
 	return fls64(size - 1);
+}
+
+/* Cache index for sizes 1..192, by (size - 1) / 8 (slab_common.c; the
+ * entries below KMALLOC_MIN_SIZE are set once, before any kmalloc). */
+extern unsigned char kmalloc_size_index[24];
+
+/*
+ * The cache kmalloc(size, flags) uses, for 1 <= size <= KMALLOC_MAX_CACHE_SIZE
+ * (the caller tests the range): inline so the kmalloc fast path makes no
+ * call.  NULL before the caches exist.
+ */
+static __always_inline struct kmem_cache *kmalloc_slab_inline(size_t size, gfp_t flags)
+{
+	unsigned int index;
+
+	if (size <= 192)
+		index = kmalloc_size_index[(size - 1) / 8];
+	else
+		index = (unsigned int)fls64(size - 1);
+	/* why acquire: callers may look before slab_ensure_init() (a NULL
+	 * sends them to it); a cache they do see is fully set up */
+	return smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][index]);
 }
 
 /* The cache kmalloc(size, flags) uses; ZERO_SIZE_PTR for 0, NULL (with a

@@ -27,9 +27,10 @@
  *                         index i (kmalloc_index()); row KMALLOC_CGROUP and
  *                         row KMALLOC_DMA point at the KMALLOC_NORMAL caches
  *                         (kmem accounting off, no DMA zone: see slab.h).
- *    size_index[]         index of the cache for sizes 1..192 in steps of 8,
- *                         where the 96- and 192-byte caches break the
- *                         power-of-two rule.
+ *    kmalloc_size_index[] index of the cache for sizes 1..192 in steps of
+ *                         8, where the 96- and 192-byte caches break the
+ *                         power-of-two rule; read inline by the kmalloc
+ *                         fast path (kmalloc_slab_inline() in slab.h).
  *    A large kmalloc (above KMALLOC_MAX_CACHE_SIZE) is a compound folio with
  *    PG_large_kmalloc set and folio->index = the size asked for.
  *
@@ -552,7 +553,7 @@ struct kmem_cache *kmalloc_caches[NR_KMALLOC_TYPES][KMALLOC_SHIFT_HIGH + 1];
 
 _Static_assert(KMALLOC_SHIFT_HIGH <= KMALLOC_INDEX_MAX, "kmalloc_info[] ends at 32 MiB");
 _Static_assert(KMALLOC_SHIFT_LOW >= 3 && KMALLOC_MIN_SIZE <= 32,
-	       "size_index[] assumes the 96 and 192 byte caches exist");
+	       "kmalloc_size_index[] assumes the 96 and 192 byte caches exist");
 
 #define KMALLOC_NAMES(short_size) {					\
 	[KMALLOC_NORMAL] = "kmalloc-" #short_size,			\
@@ -577,7 +578,7 @@ const struct kmalloc_info_struct kmalloc_info[KMALLOC_INDEX_MAX + 1] = {
 };
 
 /* Cache index for sizes 1..192, by (size - 1) / 8. */
-static unsigned char size_index[24] = {
+unsigned char kmalloc_size_index[24] = {
 	3,		/* 8 */
 	4,		/* 16 */
 	5, 5,		/* 24, 32 */
@@ -597,28 +598,18 @@ void setup_kmalloc_cache_index_table(void)
 	unsigned int i;
 
 	for (i = 8; i < KMALLOC_MIN_SIZE; i += 8)
-		size_index[size_index_elem(i)] = KMALLOC_SHIFT_LOW;
+		kmalloc_size_index[size_index_elem(i)] = KMALLOC_SHIFT_LOW;
 }
 
 struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)
 {
-	unsigned int index;
-
-	if (size <= 192) {
-		if (!size)
-			return ZERO_SIZE_PTR;
-		index = size_index[size_index_elem(size)];
-	} else {
-		if (unlikely(size > KMALLOC_MAX_CACHE_SIZE)) {
-			slab_printk("kmalloc_slab: size %zu above the largest kmalloc cache\n",
-				    size);
-			return NULL;
-		}
-		index = (unsigned int)fls64(size - 1);
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE)) {
+		slab_printk("kmalloc_slab: size %zu above the largest kmalloc cache\n", size);
+		return NULL;
 	}
-	/* why acquire: callers may look before slab_ensure_init() (a NULL
-	 * sends them to it); a cache they do see is fully set up */
-	return smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][index]);
+	return kmalloc_slab_inline(size, flags);
 }
 
 /*

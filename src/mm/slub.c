@@ -1227,11 +1227,13 @@ EXPORT_SYMBOL(kmem_cache_free);
 
 /* ======================= kmalloc ======================= */
 
-/* kmalloc before the caches exist (first call), or of size 0. */
+/* kmalloc of size 0, above the largest cache, or before the caches exist. */
 static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node)
 {
 	struct kmem_cache *s;
 
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_large_node(size, flags, node);
 	slab_ensure_init();
 	s = kmalloc_slab(size, flags);
 	if (unlikely(ZERO_OR_NULL_PTR(s)))
@@ -1239,14 +1241,16 @@ static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node)
 	return slab_alloc_node(s, flags, node);
 }
 
+/* why inline lookup: __kmalloc is then one function, no call on the fast path */
 static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int node)
 {
 	struct kmem_cache *s;
 
-	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
-		return kmalloc_large_node(size, flags, node);
-	s = kmalloc_slab(size, flags);
-	if (unlikely(ZERO_OR_NULL_PTR(s)))
+	/* why size - 1: one compare sends both 0 and too big to kmalloc_slow */
+	if (unlikely(size - 1 >= KMALLOC_MAX_CACHE_SIZE))
+		return kmalloc_slow(size, flags, node);
+	s = kmalloc_slab_inline(size, flags);
+	if (unlikely(!s))
 		return kmalloc_slow(size, flags, node);
 	return slab_alloc_node(s, flags, node);
 }
@@ -1273,12 +1277,17 @@ static noinline void kfree_large(struct folio *folio, const void *x)
 void kfree(const void *x)
 {
 	struct folio *folio;
+	unsigned long pfn;
 
 	if (unlikely(ZERO_OR_NULL_PTR(x)))
 		return;
-	if (unlikely(!virt_addr_valid(x)))
+	/* why not virt_addr_valid: unsigned, x - arena_start gives a pfn
+	 * >= max_pfn for any address outside the arena (max_pfn pages end
+	 * exactly at arena_end): one range check instead of three */
+	pfn = virt_to_pfn(x);
+	if (unlikely(!pfn_valid(pfn)))
 		free_invalid_pointer("kfree", x, "not in the arena");
-	folio = virt_to_folio(x);
+	folio = page_folio(pfn_to_page(pfn));
 	if (unlikely(!folio_test_slab(folio))) {
 		kfree_large(folio, x);
 		return;
