@@ -17,33 +17,9 @@ packages=(libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 valgrind python3 sqli
 # any gnuplot will do; install the small one when there is none
 command -v gnuplot >/dev/null 2>&1 || packages+=(gnuplot-nox)
 
-missing=()
-for p in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[ "$status" = installed ] || missing+=("$p")
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-	echo "bench setup: all ${#packages[@]} packages present"
-	exit 0
-fi
-
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-	if ! command -v sudo >/dev/null 2>&1; then
-		echo "bench setup: missing ${missing[*]} (not root: what needs them is reported as n/a)" >&2
-		exit 0
-	fi
-	sudo=(sudo)
-fi
-
-echo "bench setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-if ! { "${sudo[@]}" apt-get update -qq &&
-	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
-	tail -20 "$log" >&2
-	echo "bench setup: apt-get failed; what needs ${missing[*]} is reported as n/a" >&2
+# The install itself is the project's one installer; a failure is reported
+# and the driver shows what needs the missing packages as "n/a".
+if ! "$(dirname "$0")/../tools/install-deps.sh" --label "bench setup" "${packages[@]}"; then
+	echo "bench setup: what needs the missing packages is reported as n/a" >&2
 fi
 exit 0

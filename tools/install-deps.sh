@@ -12,10 +12,20 @@
 #   check libsubunit-dev          the Check unit test framework
 #   pkg-config cmake              the install test (pkg-config and CMake users)
 #   coreutils diffutils           timeout, realpath, cmp in the scripts
+#
+# usage: install-deps.sh [--label NAME] [PACKAGE...]
+# With packages given, installs those instead (bench/setup.sh uses this);
+# NAME prefixes the messages.
 set -euo pipefail
 
+label=install-deps
+if [ "${1:-}" = --label ]; then
+	label=$2
+	shift 2
+fi
 packages=(make gcc libc6-dev binutils clang libclang-rt-14-dev check libsubunit-dev
 	pkg-config cmake coreutils diffutils)
+[ $# -gt 0 ] && packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,27 +34,27 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "install-deps: all ${#packages[@]} packages present"
+	echo "$label: all ${#packages[@]} packages present"
 	exit 0
 fi
 
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
 	if ! command -v sudo >/dev/null; then
-		echo "install-deps: missing ${missing[*]}; run as root to install them" >&2
+		echo "$label: missing ${missing[*]}; run as root to install them" >&2
 		exit 1
 	fi
 	sudo=(sudo)
 fi
 
-echo "install-deps: installing ${missing[*]}"
+echo "$label: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! { "${sudo[@]}" apt-get update -qq &&
 	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
 	cat "$log" >&2
-	echo "install-deps: apt-get failed" >&2
+	echo "$label: apt-get failed" >&2
 	exit 1
 fi
-echo "install-deps: done"
+echo "$label: done"

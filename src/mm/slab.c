@@ -2002,22 +2002,17 @@ static void slab_fork_prepare(void)
 	slab_fork_each(spin_lock);
 }
 
-static void slab_fork_parent(void)
-{
-	slab_fork_each(spin_unlock);
-}
-
-/* The forking thread took every lock in prepare and is the child's only
- * thread, so it releases them as the parent does. */
-static void slab_fork_child(void)
+/* Parent and child alike: the forking thread took every lock in prepare
+ * (and is the child's only thread), so it releases them. */
+static void slab_fork_release(void)
 {
 	slab_fork_each(spin_unlock);
 }
 
 static const struct fork_hooks slab_fork_hooks = {
 	.prepare = slab_fork_prepare,
-	.parent = slab_fork_parent,
-	.child = slab_fork_child,
+	.parent = slab_fork_release,
+	.child = slab_fork_release,
 };
 
 /*
