@@ -8,59 +8,16 @@
  * keep their arrays, and objects pass freely between the two kinds.
  */
 #include "common/test.h"
+#include "common/cpu_hold.h"
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "mm/slab.h"
 
 #if CONFIG_SLAB
 
-#define STACK_SIZE	(64 << 10)
-
 static struct kmem_cache *cache;
-static sem_t attached, release;
-static int holder_id;		/* id the last holder got (sem-ordered) */
-
-static void *holder(void *arg)
-{
-	int id = raw_smp_processor_id();
-
-	(void)arg;
-	holder_id = id;
-	sem_post(&attached);
-	if (id >= 0)
-		sem_wait(&release);
-	return NULL;
-}
-
-/* Start threads that hold CPU ids until one finds none left. */
-static unsigned int hold_all_cpus(pthread_t *t, unsigned int max)
-{
-	pthread_attr_t attr;
-	unsigned int n = 0;
-
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, STACK_SIZE);
-	do {
-		ck_assert_uint_lt(n, max);
-		ck_assert_int_eq(pthread_create(&t[n++], &attr, holder, NULL), 0);
-		sem_wait(&attached);
-	} while (holder_id >= 0);
-	pthread_attr_destroy(&attr);
-	return n;	/* the last one found no id and has exited */
-}
-
-static void release_all(pthread_t *t, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i + 1 < n; i++)
-		sem_post(&release);
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-}
 
 static void node_counts(unsigned long *allocs, unsigned long *frees, unsigned long *grown)
 {
@@ -130,8 +87,6 @@ START_TEST(a_thread_without_a_cpu_uses_the_node_lists)
 	pthread_t t;
 	void *mine;
 
-	sem_init(&attached, 0, 0);
-	sem_init(&release, 0, 0);
 	cache = kmem_cache_create("nocpu-64", 64, 0, SLAB_NOLEAKTRACE, NULL);
 	ck_assert_ptr_nonnull(cache);
 	mine = kmem_cache_alloc(cache, GFP_KERNEL);	/* this thread has a CPU */
@@ -139,10 +94,10 @@ START_TEST(a_thread_without_a_cpu_uses_the_node_lists)
 	w.n = 3 * cache->num;
 	w.objs = calloc(w.n, sizeof(void *));
 	ck_assert_ptr_nonnull(w.objs);
-	nr = hold_all_cpus(holders, NR_CPUS + 1);
+	nr = cpu_hold_all(holders, NR_CPUS + 1);
 	ck_assert_int_eq(pthread_create(&t, NULL, nocpu_thread, &w), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	release_all(holders, nr);
+	cpu_release_all(holders, nr);
 	ck_assert_msg(w.ok, "the thread without a CPU saw the wrong counts");
 	/* a thread with a CPU frees the rest: into its array, as usual */
 	for (i = w.n / 2; i < w.n; i++)

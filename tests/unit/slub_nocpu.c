@@ -7,60 +7,18 @@
  * freezing a slab, while threads with CPUs keep using their cpu slabs.
  */
 #include "common/test.h"
+#include "common/cpu_hold.h"
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "mm/slab.h"
 
 #if CONFIG_SLUB
 
-#define STACK_SIZE	(64 << 10)
 #define LOOPS		2000
 
 static struct kmem_cache *cache;
-static sem_t attached, release;
-static int holder_id;		/* id the last holder got (sem-ordered) */
-
-static void *holder(void *arg)
-{
-	int id = raw_smp_processor_id();
-
-	(void)arg;
-	holder_id = id;
-	sem_post(&attached);
-	if (id >= 0)
-		sem_wait(&release);
-	return NULL;
-}
-
-/* Start threads that hold CPU ids until one finds none left. */
-static unsigned int hold_all_cpus(pthread_t *t, unsigned int max)
-{
-	pthread_attr_t attr;
-	unsigned int n = 0;
-
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, STACK_SIZE);
-	do {
-		ck_assert_uint_lt(n, max);
-		ck_assert_int_eq(pthread_create(&t[n++], &attr, holder, NULL), 0);
-		sem_wait(&attached);
-	} while (holder_id >= 0);
-	pthread_attr_destroy(&attr);
-	return n;	/* the last one found no id and has exited */
-}
-
-static void release_all(pthread_t *t, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i + 1 < n; i++)
-		sem_post(&release);
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-}
 
 static unsigned int per_slab(void)
 {
@@ -150,9 +108,7 @@ START_TEST(test_threads_without_cpu)
 
 	cache = kmem_cache_create("nocpu", 256, 0, SLAB_NOLEAKTRACE, NULL);
 	ck_assert_ptr_nonnull(cache);
-	sem_init(&attached, 0, 0);
-	sem_init(&release, 0, 0);
-	n = hold_all_cpus(t, NR_CPUS + 2);
+	n = cpu_hold_all(t, NR_CPUS + 2);
 
 	ck_assert_int_eq(pthread_create(&worker, NULL, nocpu_states, &ok), 0);
 	pthread_join(worker, NULL);
@@ -166,7 +122,7 @@ START_TEST(test_threads_without_cpu)
 		shared[0][i] = kmem_cache_alloc(cache, GFP_KERNEL);
 	pthread_barrier_wait(&swap_point);
 	pthread_join(worker, NULL);
-	release_all(t, n);
+	cpu_release_all(t, n);
 
 	ck_assert_int_eq(kmem_cache_shrink(cache), 0);
 	memset(&si, 0, sizeof(si));
