@@ -188,32 +188,14 @@ static struct list_head *slob_list_for(size_t size)
 }
 
 /*
- * List operations on the three lists.  A page's slab_list.next overlays
- * page->compound_head, which kfree() and kmem_cache_free() read without
- * slob_lock (virt_to_folio) to tell a head page from a tail page.  Every
- * store to a next pointer is therefore WRITE_ONCE: the unlocked reader sees
- * the old or the new pointer, both with bit 0 clear (the kernel's list.h
- * does the same).
+ * A page's slab_list.next overlays page->compound_head, which kfree() reads
+ * without slob_lock; list.h stores next pointers with WRITE_ONCE for that.
  */
-static void slob_list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
-{
-	next->prev = n;
-	n->prev = prev;
-	WRITE_ONCE(n->next, next);
-	WRITE_ONCE(prev->next, n);
-}
-
-static void slob_list_unlink(struct list_head *e)
-{
-	e->next->prev = e->prev;
-	WRITE_ONCE(e->prev->next, e->next);
-}
 
 /* Make the list head point at e first: the next search starts there. */
 static void slob_list_rotate_to_front(struct list_head *e, struct list_head *head)
 {
-	slob_list_unlink(head);
-	slob_list_link(head, e->prev, e);
+	list_move_tail(head, e);
 }
 
 static bool slob_page_free(const struct slab *sp)
@@ -223,15 +205,13 @@ static bool slob_page_free(const struct slab *sp)
 
 static void set_slob_page_free(struct slab *sp, struct list_head *list)
 {
-	slob_list_link(&sp->slab_list, list, list->next);
+	list_add(&sp->slab_list, list);
 	__SetPageSlobFree(slab_page(sp));
 }
 
 static void clear_slob_page_free(struct slab *sp)
 {
-	slob_list_unlink(&sp->slab_list);
-	WRITE_ONCE(sp->slab_list.next, LIST_POISON1);
-	sp->slab_list.prev = LIST_POISON2;
+	list_del(&sp->slab_list);
 	__ClearPageSlobFree(slab_page(sp));
 }
 
