@@ -97,7 +97,10 @@ config_defs = -DCONFIG_SLUB=$(if $(filter slub,$1),1,0) \
 	-DCONFIG_SLOB=$(if $(filter slob,$1),1,0)
 cflags_of = $(USLAB_CPPFLAGS) $(call config_defs,$1) $(CPPFLAGS) \
 	$(USLAB_CFLAGS) $(SAN_FLAGS) $(CFLAGS) $(DEP_FLAGS)
-LINK_FLAGS = -pthread $(SAN_FLAGS) $(LDFLAGS)
+# Libraries the core depends on: liburcu-bp (RCU for SLAB_TYPESAFE_BY_RCU,
+# kfree_rcu; the bulletproof flavour, see include/uslab/rcupdate.h).
+LIB_DEPS ?= -lurcu-bp
+LINK_FLAGS = -pthread $(SAN_FLAGS) $(LDFLAGS) $(LIB_DEPS)
 
 # Check's flags are read once, and only when a test is compiled or linked, so
 # that `make clean` or `make install` work before Check is installed.

@@ -12,6 +12,9 @@
 #   check libsubunit-dev          the Check unit test framework
 #   pkg-config cmake              the install test (pkg-config and CMake users)
 #   coreutils diffutils           timeout, realpath, cmp in the scripts
+#   liburcu-dev                   RCU (liburcu-bp), a dependency of the library
+#   valgrind                      memcheck client requests (headers) and tests
+#   procps tmux util-linux        slabtop, a terminal for uslabtop tests, unshare
 #
 # usage: install-deps.sh [--label NAME] [PACKAGE...]
 # With packages given, installs those instead (bench/setup.sh uses this);
@@ -24,7 +27,7 @@ if [ "${1:-}" = --label ]; then
 	shift 2
 fi
 packages=(make gcc libc6-dev binutils clang libclang-rt-14-dev check libsubunit-dev
-	pkg-config cmake coreutils diffutils)
+	pkg-config cmake coreutils diffutils liburcu-dev valgrind procps tmux util-linux)
 [ $# -gt 0 ] && packages=("$@")
 
 missing=()

@@ -45,6 +45,7 @@
 
 #include "internal.h"
 #include "atomic.h"
+#include "memcheck.h"
 #include "os/os.h"
 
 bool mm_initialized;			/* set once, with release, when init is done */
@@ -66,6 +67,7 @@ static void mm_init_steps(void)
 	parse_early_options();
 	if (!memmap_init())
 		mm_report_no_memmap();
+	memcheck_init((void *)memmap.arena_start, memmap.arena_end - memmap.arena_start);
 	page_alloc_init();
 	smp_store_release(&mm_initialized, true);
 }
