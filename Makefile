@@ -245,12 +245,13 @@ $(foreach a,$(VARIANTS),$(eval $(call variant_libs,$a)))
 # ---- tests, tools, demos -----------------------------------------------------
 # Tests take the whole internal archive: options register themselves in the
 # "uslab_setup" section, so every object must be there, as in the libraries.
+# -rdynamic: owner tracks in debug reports name the test's functions.
 define variant_programs
 $(BUILD)/tests/$1/%: $(BUILD)/obj/$1/tests/%.o $(call objs,$1,$(TEST_COMMON_SRCS)) $(call internal_a,$1)
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$1,$$@)$$(CC) -o $$@ $$< $(call objs,$1,$(TEST_COMMON_SRCS)) \
 		-Wl,--whole-archive $(call internal_a,$1) -Wl,--no-whole-archive \
-		$$(CHECK_LIBS) $$(LINK_FLAGS)
+		-rdynamic $$(CHECK_LIBS) $$(LINK_FLAGS)
 
 $(BUILD)/bin/%-$1: $(BUILD)/obj/$1/tools/%.o $(call a_file,$1)
 	@mkdir -p $$(@D)
