@@ -12,6 +12,8 @@
 #      compiled with -DBENCH_USLAB=0 and linked with no uslab code, which the
 #      driver runs under each peer's and each uslab drop-in's LD_PRELOAD;
 #    - the drop-ins BUILD/lib/libuslab-malloc-ALLOC.so themselves;
+#    - bench-unhardened: the debug_cost program built without the default
+#      hardening, under BUILD/unhardened/ (the debug-cost section);
 #    - BENCH_QUICK=1: the short run (--quick) for the driver.
 # 2. Variables: BENCH_QUICK=1, BENCH_ARGS (more driver options, see
 #    `bench/run.py --help`, e.g. BENCH_ARGS='--only fastpath --threads 1,2,4').
@@ -43,7 +45,22 @@ $(BUILD)/obj/bench-malloc.flags: FORCE
 	@echo '$(CC) $(CPPFLAGS) $(USLAB_CFLAGS) $(CFLAGS) $(LINK_FLAGS)' | cmp -s - $@ || \
 		echo '$(CC) $(CPPFLAGS) $(USLAB_CFLAGS) $(CFLAGS) $(LINK_FLAGS)' > $@
 
+# The cost of the default hardening (the debug-cost section): the debug_cost
+# program once more, from a build without freelist hardening and
+# randomisation, BUILD/unhardened/bench/ALLOC/debug_cost/debug_cost (its own
+# build root, so that its objects and flags never mix with these).
+BENCH_UNHARDENED := $(BUILD)/unhardened
+BENCH_UNHARDENED_CPPFLAGS := -DCONFIG_SLAB_FREELIST_HARDENED=0 -DCONFIG_SLAB_FREELIST_RANDOM=0
+BENCH_UNHARDENED_BINS := $(if $(wildcard bench/debug_cost/debug_cost.c),\
+	$(foreach a,$(VARIANTS),$(BENCH_UNHARDENED)/bench/$a/debug_cost/debug_cost))
+
+.PHONY: bench-unhardened
+bench-unhardened:
+	$(if $(BENCH_UNHARDENED_BINS),+$(MAKE) --no-print-directory BUILD='$(BENCH_UNHARDENED)' \
+		ALLOCATORS='$(VARIANTS)' CC='$(CC)' OPT='$(OPT)' SAN= \
+		CPPFLAGS='$(CPPFLAGS) $(BENCH_UNHARDENED_CPPFLAGS)' $(BENCH_UNHARDENED_BINS))
+
 # Prerequisites only: the recipe is the Makefile's (bench/run.py).
-bench: bench-setup $(BENCH_MALLOC_BINS) $(BENCH_DROPINS)
+bench: bench-setup $(BENCH_MALLOC_BINS) $(BENCH_DROPINS) bench-unhardened
 
 override BENCH_ARGS += $(if $(filter-out 0,$(BENCH_QUICK)),--quick)

@@ -18,9 +18,12 @@
 #     A test that does not build counts as one failed check, and so does a
 #     failed build of the rest.
 #     After the gcc build, tests/malloc/run.sh (the drop-in's own driver)
-#     runs per variant; its counts are added in.
+#     runs per variant; its counts are added in.  So does tests/tools/run.sh
+#     (uslab's objects under valgrind's memcheck, ASan and LSan).
 #  3. tests/install/run.sh: make install into a temporary DESTDIR, then
-#     programs built against it with pkg-config and with CMake.
+#     programs built against it with pkg-config and with CMake.  Then
+#     tests/docs/run.sh: the man pages render without warnings, document
+#     every USLAB_OPTIONS option and every tool option, and install.
 #  4. One line adds everything up: "N passed, N failed" (checks).  It is the
 #     last line printed; the exit status is 0 iff nothing failed.
 #
@@ -141,6 +144,29 @@ malloc_tests() {
 }
 malloc_tests "$root"
 
+# tools_tests DIR: tests/tools/run.sh (uslab under valgrind, ASan and LSan),
+# per variant, on the gcc build; its closing line "tools-A: N passed,
+# N failed, N skipped" is added up.
+tools_tests() {
+	local dir="$1" a out t0 p f
+	[ -x tests/tools/run.sh ] || return 0
+	for a in "${variants[@]}"; do
+		echo "== tool support: $a"
+		t0=$(date +%s)
+		out=$(CC=gcc tests/tools/run.sh "$dir" "$a" 2>&1 </dev/null)
+		grep -vE '^tools-[a-z]+: [0-9]+ passed, [0-9]+ failed' <<<"$out" |
+			sed -E "s/^(PASS|FAIL|SKIP) /\\1 tools        $a  /"
+		read -r p f < <(sed -nE 's/^tools-[a-z]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out" | tail -n 1)
+		if [ -z "${p:-}" ]; then
+			echo "FAIL  tools-$a: tests/tools/run.sh ended without its summary line"
+			p=0 f=1
+		fi
+		record "$p" "$f"
+		echo "== tool support: $a: $(elapsed "$t0")s"
+	done
+}
+tools_tests "$root"
+
 run_config clang "$root/clang" clang "" all all
 
 run_config asan "$root/asan" gcc address,undefined all demos \
@@ -154,6 +180,9 @@ run_config tsan "$root/tsan" clang thread threaded demos \
 
 echo "== install"
 tests/install/run.sh --build "$root" --totals "$totals"
+
+echo "== docs"
+tests/docs/run.sh --build "$root" --totals "$totals"
 
 read -r passed failed < <(awk '{ p += $1; f += $2 } END { print p + 0, f + 0 }' "$totals")
 echo "== make test: $(elapsed "$start_all")s"

@@ -8,13 +8,18 @@
  * store keys and values with kmalloc, and free requests the clients
  * allocated (cross-thread frees).  At the end it prints the process's
  * slabinfo, the buddy allocator's state, and one summary line that
- * tools/demo.sh gathers into a table comparing SLUB, SLAB and SLOB.
+ * tools/run-demo.sh gathers into a table comparing SLUB, SLAB and SLOB.
  *
- * usage: uslab-demo [--quiet] [REQUESTS]
+ * usage: uslab-demo [--quiet] [--map-dir DIR] [REQUESTS]
  * REQUESTS (the same fixed sequence on every allocator, so their memory
  * figures compare like with like) defaults to 600000, or to
  * $USLAB_DEMO_REQUESTS when set (the test suite runs a short smoke test).
+ * --map-dir DIR draws the memory map (uslab_memmap_picture_write) twice,
+ * while the store holds its data ("full") and after it was emptied and its
+ * caches shrunk ("emptied"), as DIR/demo-map-ALLOC-full.html and .svg and
+ * DIR/demo-map-ALLOC-emptied.html and .svg.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -272,6 +277,46 @@ static void drain_table(void)
 	}
 }
 
+/* Draw the memory map as DIR/demo-map-ALLOC-WHEN.html and .svg; 0 or -1. */
+static int write_maps(const char *dir, const char *when)
+{
+	static const char *const ext[] = { "html", "svg" };
+	char path[4096];
+	int err;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/demo-map-%s-%s.%s", dir, uslab_allocator_name(),
+			 when, ext[i]);
+		err = uslab_memmap_picture_write(path);
+		if (err) {
+			fprintf(stderr, "uslab-demo: cannot write %s: %s\n", path, strerror(-err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: uslab-demo [--quiet] [--map-dir DIR] [REQUESTS]\n");
+	exit(2);
+}
+
+/* REQUESTS: a positive number, or a usage error. */
+static unsigned long parse_requests(const char *s)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 0);
+	if (errno || end == s || *end || !n || *s == '-') {
+		fprintf(stderr, "uslab-demo: REQUESTS must be a positive number, not '%s'\n", s);
+		usage();
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t clients[NR_CLIENTS], workers[NR_WORKERS];
@@ -279,15 +324,20 @@ int main(int argc, char **argv)
 	unsigned long requests = 600000;
 	double t0, elapsed;
 	unsigned long pages_used_peak, pages_used_end;
-	int quiet = 0;
+	const char *map_dir = NULL;
+	int quiet = 0, map_failed = 0;
 
 	if (getenv("USLAB_DEMO_REQUESTS"))
-		requests = strtoul(getenv("USLAB_DEMO_REQUESTS"), NULL, 0);
+		requests = parse_requests(getenv("USLAB_DEMO_REQUESTS"));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quiet"))
 			quiet = 1;
+		else if (!strcmp(argv[i], "--map-dir") && i + 1 < argc)
+			map_dir = argv[++i];
+		else if (argv[i][0] == '-')
+			usage();
 		else
-			requests = strtoul(argv[i], NULL, 0);
+			requests = parse_requests(argv[i]);
 	}
 	request_cache = KMEM_CACHE(request, 0);
 	entry_cache = kmem_cache_create("kv_entry", sizeof(struct kv_entry), 0,
@@ -320,6 +370,8 @@ int main(int argc, char **argv)
 
 	uslab_memmap_stats(&st);
 	pages_used_peak = st.pages_online - st.pages_free;
+	if (map_dir && write_maps(map_dir, "full"))
+		map_failed = 1;
 	if (!quiet) {
 		printf("== slabinfo while the store holds its data (%s) ==\n", uslab_allocator_name());
 		uslab_show_slabinfo(stdout);
@@ -330,6 +382,8 @@ int main(int argc, char **argv)
 	kmem_cache_shrink(request_cache);
 	uslab_memmap_stats(&st);
 	pages_used_end = st.pages_online - st.pages_free;
+	if (map_dir && write_maps(map_dir, "emptied"))
+		map_failed = 1;
 	if (!quiet) {
 		printf("\n== buddyinfo after the store was emptied ==\n");
 		uslab_show_buddyinfo(stdout);
@@ -343,5 +397,5 @@ int main(int argc, char **argv)
 	       (double)atomic_load(&ops_done) / elapsed, rss_kib("VmHWM:"), rss_kib("VmRSS:"),
 	       pages_used_peak, pages_used_end, live);
 	kvfree(table);
-	return 0;
+	return map_failed ? 1 : 0;
 }

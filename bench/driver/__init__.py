@@ -16,6 +16,7 @@
      programs.py      whole programs (python3, sqlite3, gcc, git) under LD_PRELOAD
      instructions.py  instructions per alloc+free pair from valgrind's callgrind
      pagealloc.py     the page allocator against mmap/munmap (bench/page_alloc)
+     debugcost.py     debug flags and hardening against the default (bench/debug_cost)
      plot.py          SVG plots with gnuplot
      report.py        docs/BENCHMARKS.md and the README block
      main.py          options, the order of the sections, machine description

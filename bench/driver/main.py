@@ -11,7 +11,7 @@ import platform
 import subprocess
 import time
 
-from . import instructions, pagealloc, plot, programs, report, workloads
+from . import debugcost, instructions, pagealloc, plot, programs, report, workloads
 from .core import Context, progress
 
 SECTIONS = [
@@ -24,6 +24,7 @@ SECTIONS = [
     ("programs", programs.programs),
     ("instructions", instructions.instructions),
     ("page_alloc", pagealloc.page_alloc),
+    ("debug_cost", debugcost.debug_cost),
 ]
 
 

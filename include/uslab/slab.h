@@ -144,6 +144,22 @@ __uslab_inline unsigned int kmem_cache_size(struct kmem_cache *s)
 	return uslab_kmem_cache_size(s);
 }
 
+/**
+ * kmem_cache_validate - check every slab and object of a debug cache
+ * @s: the cache (created with debug flags, or named by slub_debug=)
+ *
+ * What writing 1 to /sys/kernel/slab/<cache>/validate does in the kernel:
+ * red zones, poison, padding, free lists and counters are checked and
+ * each problem reported (docs/debugging.md).
+ *
+ * Return: the number of errors found, -EINVAL for a cache without
+ * debugging, -ENOMEM.
+ */
+__uslab_inline int kmem_cache_validate(struct kmem_cache *s)
+{
+	return uslab_kmem_cache_validate(s);
+}
+
 /* ======================= objects ======================= */
 
 /**

@@ -134,6 +134,19 @@ struct uslab_memmap_stats {
 	unsigned int max_order;			/* orders 0 .. max_order-1 */
 };
 USLAB_API void uslab_memmap_stats(struct uslab_memmap_stats *st);
+/*
+ * Draw this process's memory map into path: one cell per page of every
+ * online section, coloured by what the page is (free, by order; on a CPU's
+ * list; slab, by cache; large kmalloc; other), with a legend and counts.
+ * The format follows the extension: ".svg" (a self-contained SVG) or
+ * ".html" / ".htm" (a page embedding the SVG, with a summary table and a
+ * title per run of cells).  Both carry the counts as JSON in the element
+ * with id "uslab-summary".  Returns 0, or -EINVAL (NULL path, other
+ * extension), -ENOMEM, or the negated errno of a failed write (the file is
+ * then left as it was).  See uslab(3); USLAB_OPTIONS map_at_exit=PATH
+ * writes one when the process exits.
+ */
+USLAB_API int uslab_memmap_picture_write(const char *path);
 
 /* ---- Slab caches (src/mm/slab_common.c and the allocator) ---- */
 USLAB_API struct kmem_cache *uslab_kmem_cache_create(const char *name, unsigned int size,
@@ -183,8 +196,94 @@ USLAB_API void uslab_show_slabinfo(FILE *f);
  * -EINVAL for a malformed line or an unknown cache, -ENOMEM.
  */
 USLAB_API int uslab_slabinfo_write(const char *line);
+
+/* ---- Debugging (docs/debugging.md; USLAB_OPTIONS slub_debug=, slab_error=) ---- */
+/*
+ * Check every slab and object of a debug cache (slub_debug or SLAB_RED_ZONE,
+ * SLAB_POISON, SLAB_STORE_USER, SLAB_CONSISTENCY_CHECKS, SLAB_TRACE at
+ * creation), reporting what is damaged.  Returns the number of errors
+ * found (each reported; under slab_error=abort the first one ends the
+ * process), -EINVAL for a cache without debugging (as the kernel's
+ * validate), -ENOMEM.  Full slabs are seen only with SLAB_STORE_USER.
+ */
+USLAB_API int uslab_kmem_cache_validate(struct kmem_cache *s);
+/* Damage reports repaired so far under USLAB_OPTIONS slab_error=repair. */
+USLAB_API unsigned long uslab_slab_errors(void);
+
 /* Name of the allocator this library was built with: "slub", "slab" or "slob". */
 USLAB_API const char *uslab_allocator_name(void);
+
+/* ---- RCU (src/mm/rcu.c, src/mm/kvfree_rcu.c; kernel names: <uslab/rcupdate.h>) ----
+ * Over liburcu's bulletproof flavour (urcu-bp): readers need no registration.
+ * struct rcu_head is defined in <uslab/rcupdate.h>.  docs/rcu.md tells the rules.
+ */
+struct rcu_head;
+USLAB_API void uslab_rcu_read_lock(void);
+USLAB_API void uslab_rcu_read_unlock(void);
+/* Nonzero inside uslab_rcu_read_lock() on the calling thread. */
+USLAB_API int uslab_rcu_read_lock_held(void);
+/* Optional (urcu-bp registers a reader lazily): pay the registration now. */
+USLAB_API void uslab_rcu_register_thread(void);
+USLAB_API void uslab_rcu_unregister_thread(void);
+/* Wait for every reader that began before the call (never inside a reader). */
+USLAB_API void uslab_synchronize_rcu(void);
+/* Run func(head) after a grace period, on liburcu's call_rcu thread. */
+USLAB_API void uslab_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
+/* Wait until every callback and every kvfree_rcu object queued before the
+ * call has run or been freed (never inside a reader, never from a callback). */
+USLAB_API void uslab_rcu_barrier(void);
+/*
+ * Free ptr (kmalloc or kvmalloc memory) after a grace period, in per-thread
+ * batches: what kfree_rcu()/kvfree_rcu() expand to.  head is ptr's rcu_head,
+ * or NULL for a headless free (which may wait in synchronize_rcu() when no
+ * memory is left for the batch, so never inside a reader).
+ */
+USLAB_API void uslab_kvfree_call_rcu(struct rcu_head *head, void *ptr);
+
+/* Counters of kvfree_rcu() since the process started (monotonic). */
+struct uslab_rcu_stats {
+	unsigned long kvfree_queued;	/* objects handed to kvfree_call_rcu */
+	unsigned long kvfree_freed;	/* of those, freed after their grace period */
+	unsigned long kvfree_batches;	/* batches handed to call_rcu */
+	unsigned long kvfree_synced;	/* headless objects freed after synchronize_rcu (no memory) */
+};
+USLAB_API void uslab_rcu_stats(struct uslab_rcu_stats *st);
+
+/* ---- Memory cgroups: accounting of slab objects (src/mm/memcontrol.c) ----
+ * Kernel names and the full story: <uslab/memcontrol.h>, docs/memcg.md. */
+struct mem_cgroup;	/* opaque: an accounting group */
+#define USLAB_MEM_CGROUP_NO_LIMIT	(~0UL)	/* limit_bytes of a group without limit */
+/* Called when a charge to memcg hits its limit: free about nr_bytes of the
+ * group's objects, return the bytes freed (0: nothing). */
+typedef unsigned long (*uslab_memcg_shrink_fn)(struct mem_cgroup *memcg, unsigned long nr_bytes,
+					       void *arg);
+struct uslab_mem_cgroup_stats {
+	unsigned long usage;		/* bytes charged by live objects (mem_cgroup_usage) */
+	unsigned long charged;		/* bytes in the page counter: usage + charged ahead */
+	unsigned long max_usage;	/* highest charged seen */
+	unsigned long limit;		/* in bytes, USLAB_MEM_CGROUP_NO_LIMIT for none */
+	unsigned long failcnt;		/* page charges the limit refused */
+	unsigned long objects;		/* live charged slab objects */
+	unsigned long kmem_folios;	/* live charged large kmallocs */
+	unsigned long kmem_bytes;	/* their bytes */
+};
+USLAB_API struct mem_cgroup *uslab_mem_cgroup_create(const char *name, unsigned long limit_bytes);
+USLAB_API int uslab_mem_cgroup_destroy(struct mem_cgroup *memcg);
+USLAB_API struct mem_cgroup *uslab_set_active_memcg(struct mem_cgroup *memcg);
+USLAB_API struct mem_cgroup *uslab_get_active_memcg(void);
+USLAB_API struct mem_cgroup *uslab_root_mem_cgroup(void);
+USLAB_API int uslab_mem_cgroup_set_limit(struct mem_cgroup *memcg, unsigned long limit_bytes);
+USLAB_API const char *uslab_mem_cgroup_name(struct mem_cgroup *memcg);
+USLAB_API unsigned long uslab_mem_cgroup_usage(struct mem_cgroup *memcg);
+USLAB_API int uslab_mem_cgroup_stats(struct mem_cgroup *memcg, struct uslab_mem_cgroup_stats *st);
+USLAB_API void uslab_mem_cgroup_drain_stocks(void);
+USLAB_API int uslab_mem_cgroup_register_shrinker(struct mem_cgroup *memcg,
+		uslab_memcg_shrink_fn shrink, void *arg);
+USLAB_API int uslab_mem_cgroup_unregister_shrinker(struct mem_cgroup *memcg,
+		uslab_memcg_shrink_fn shrink, void *arg);
+USLAB_API struct mem_cgroup *uslab_mem_cgroup_from_obj(const void *p);
+/* Every group, slabinfo-like: usage, limit, failcnt, objects per cache. */
+USLAB_API void uslab_mem_cgroup_print_stats(FILE *f);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,17 @@ unsigned long nr_reported_pages(void);
 void show_buddyinfo(FILE *f);
 /* Check every buddy invariant under the zone lock; returns 0 or aborts with a report. */
 int page_alloc_check_invariants(void);
+/* A still picture of the free lists, under every page allocator lock:
+ * see page_alloc_walk().  The callbacks must not allocate or lock. */
+struct page_walk_ops {
+	void (*free_block)(void *arg, struct page *page, unsigned int order, bool on_pcp);
+	void (*locked)(void *arg, unsigned long pages_online, unsigned long pages_free);
+};
+void page_alloc_walk(const struct page_walk_ops *ops, void *arg);
+
+/* ---- memmap_picture.c ---- */
+/* Draw the memory map into path (.svg or .html, by its extension): 0 or -errno. */
+int memmap_picture_write(const char *path);
 
 /* ---- fork.c ----
  * fork() safety: every lock the library owns is registered once with its

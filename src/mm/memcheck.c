@@ -12,6 +12,11 @@
  *    an option asks for it.
  * 2. Valgrind without its headers: the client requests compile to nothing
  *    (NVALGRIND), and the mode can never become MEMCHECK_VALGRIND.
+ * 3. The size of a kmalloc block is kept by the tool, not by uslab: it is
+ *    the length of the accessible start of the slot (an object's bytes are
+ *    accessible up to its size and not after it), which valgrind's
+ *    GET_VBITS (silent on inaccessible bytes) and ASan's
+ *    __asan_region_is_poisoned tell without reporting anything.
  */
 #include <string.h>
 
@@ -32,6 +37,8 @@
 #define VALGRIND_MAKE_MEM_NOACCESS(a, s) ((void)(a), (void)(s))
 #define VALGRIND_MAKE_MEM_UNDEFINED(a, s) ((void)(a), (void)(s))
 #define VALGRIND_MAKE_MEM_DEFINED(a, s) ((void)(a), (void)(s))
+#define VALGRIND_RESIZEINPLACE_BLOCK(a, o, n, r) ((void)(a), (void)(o), (void)(n))
+#define VALGRIND_GET_VBITS(a, v, n) ((void)(a), (void)(v), (void)(n), 0u)
 #endif
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -50,6 +57,7 @@
 void __asan_poison_memory_region(const volatile void *addr, size_t size) __attribute__((weak));
 void __asan_unpoison_memory_region(const volatile void *addr, size_t size) __attribute__((weak));
 void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+void *__asan_region_is_poisoned(void *beg, size_t size) __attribute__((weak));
 
 enum memcheck_mode memcheck_mode;
 
@@ -129,4 +137,53 @@ void memcheck_defined(const void *p, size_t n)
 		VALGRIND_MAKE_MEM_DEFINED(p, n);
 	else if (memcheck_mode == MEMCHECK_ASAN)
 		__asan_unpoison_memory_region(p, n);
+}
+
+/* The length of the accessible start of [obj, obj + slot): a binary search
+ * with one-byte GET_VBITS probes (1: accessible; 3: not, and no report). */
+static size_t valgrind_accessible(const char *obj, size_t slot)
+{
+	size_t lo = 0, hi = slot;
+
+	while (lo < hi) {	/* [0, lo) accessible, [hi, slot) not */
+		size_t mid = lo + (hi - lo) / 2;
+		unsigned char vbits;
+
+		if (VALGRIND_GET_VBITS(obj + mid, &vbits, 1) == 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t asan_accessible(const char *obj, size_t slot)
+{
+	const char *bad = __asan_region_is_poisoned ?
+		__asan_region_is_poisoned((void *)obj, slot) : NULL;
+
+	return bad ? (size_t)(bad - obj) : slot;
+}
+
+size_t memcheck_kmalloc_size(const void *obj, size_t slot)
+{
+	if (memcheck_mode == MEMCHECK_VALGRIND)
+		return valgrind_accessible(obj, slot);
+	if (memcheck_mode == MEMCHECK_ASAN)
+		return asan_accessible(obj, slot);
+	return slot;
+}
+
+void memcheck_kmalloc_resize(const void *obj, size_t old_size, size_t new_size)
+{
+	const char *p = obj;
+
+	if (old_size == new_size)
+		return;
+	if (memcheck_mode == MEMCHECK_VALGRIND)
+		VALGRIND_RESIZEINPLACE_BLOCK(obj, old_size, new_size, 0);
+	else if (memcheck_mode == MEMCHECK_ASAN && new_size < old_size)
+		__asan_poison_memory_region(p + new_size, old_size - new_size);
+	else if (memcheck_mode == MEMCHECK_ASAN)
+		__asan_unpoison_memory_region(p + old_size, new_size - old_size);
 }

@@ -32,6 +32,15 @@
  *      an object taken back: memcheck_free(obj, size) after the allocator's
  *      last access to the object bytes.
  *
+ *    - kmalloc: the cache hands out a slot (memcheck_alloc of the cache's
+ *      object size); the kmalloc path then shrinks the block to the size
+ *      asked for with memcheck_kmalloc_resize(obj, slot, size), so that an
+ *      access past the requested end, inside the slot, is reported (the
+ *      kernel's kasan_kmalloc).  ksize() grows the block to the whole slot
+ *      (the caller may use it all, as in the kernel); krealloc() within the
+ *      slot resizes the block to the new size, and copies only
+ *      memcheck_kmalloc_size() bytes when it moves the object.
+ *
  * 3. LeakSanitizer: memcheck_init() registers the arena as a root region
  *    (when the LSan runtime is present), so memory of the C library's
  *    malloc referenced only from uslab objects is not reported as leaked,
@@ -68,6 +77,15 @@ static __always_inline bool memcheck_active(void)
  * stack recorded; ASan: unpoison/poison). */
 void memcheck_alloc(const void *obj, size_t size, bool zeroed);
 void memcheck_free(const void *obj, size_t size);
+
+/* A kmalloc object in a slot of slot bytes: the bytes the program may use
+ * now (the block's size: slot, or what kmalloc/krealloc asked for), found
+ * from the tool's own state; slot when memcheck is off. */
+size_t memcheck_kmalloc_size(const void *obj, size_t slot);
+/* The block at obj changes from old_size to new_size bytes (both within its
+ * slot), in place: shrinking makes the tail inaccessible, growing makes the
+ * new bytes accessible (undefined, for valgrind); the rest keeps its state. */
+void memcheck_kmalloc_resize(const void *obj, size_t old_size, size_t new_size);
 
 /* Raw states of a range (valgrind: MAKE_MEM_*; ASan: poison or unpoison). */
 void memcheck_noaccess(const void *p, size_t n);

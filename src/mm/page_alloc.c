@@ -1373,6 +1373,75 @@ int page_alloc_check_invariants(void)
 	return 0;
 }
 
+/* ---- a still picture of the free lists (memmap_picture.c) ---- */
+
+static void walk_list(const struct page_walk_ops *ops, void *arg, struct list_head *list,
+		      unsigned int order, bool on_pcp)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, list)
+		ops->free_block(arg, list_entry(pos, struct page, lru), order, on_pcp);
+}
+
+/* Show every free block; returns the pages free.  Caller holds what
+ * page_alloc_walk() takes. */
+static unsigned long walk_free_blocks(const struct page_walk_ops *ops, void *arg,
+				      unsigned int nr)
+{
+	struct per_cpu_pages *pcp;
+	unsigned long free = 0;
+	unsigned int o, cpu;
+
+	for (o = 0; o < MAX_ORDER; o++) {
+		walk_list(ops, arg, &zone.free_area[o].free_list, o, false);
+		free += zone.free_area[o].nr_free << o;
+	}
+	for (cpu = 0; cpu < nr; cpu++) {
+		pcp = pcp_of(cpu);
+		if (!pcp)
+			continue;
+		for (o = 0; o < NR_PCP_LISTS; o++)
+			walk_list(ops, arg, &pcp->lists[o], o, true);
+		free += (unsigned long)pcp->count;
+	}
+	return free;
+}
+
+/**
+ * page_alloc_walk - show every free block to @ops while no page can move.
+ * @ops: free_block() is called once per free block, on the buddy lists
+ *       (on_pcp false) and on every CPU's lists (on_pcp true); then
+ *       locked(), once, with the pages online and the pages free (what
+ *       nr_free_pages() would say at this instant).  Until locked()
+ *       returns no page is allocated or freed, so every online page
+ *       outside the blocks shown is allocated.
+ * @arg: passed to both.
+ *
+ * Takes the locks page_alloc_check_invariants() takes, in the order of
+ * section 4 (reporting_lock too, so no block is off the lists being
+ * reported), but drains nothing.  The callbacks run under zone.lock: they
+ * must not allocate, take a lock or call into uslab.
+ */
+void page_alloc_walk(const struct page_walk_ops *ops, void *arg)
+{
+	unsigned long free;
+	unsigned int nr;
+
+	mm_ensure_init();
+	mutex_lock(&reporting_lock);
+	mutex_lock(&pcp_setup_lock);
+	nr = smp_load_acquire(&nr_cpu_ids);
+	pcp_lock_all(nr, true);
+	spin_lock(&zone.lock);
+	free = walk_free_blocks(ops, arg, nr);
+	ops->locked(arg, zone.managed_pages, free);
+	spin_unlock(&zone.lock);
+	pcp_lock_all(nr, false);
+	mutex_unlock(&pcp_setup_lock);
+	mutex_unlock(&reporting_lock);
+}
+
 /* ---- fork ---- */
 
 static unsigned int fork_nr_cpus;	/* CPUs whose pcp locks the prepare hook took */

@@ -88,10 +88,12 @@
  *    There are no interrupts or IPIs: a CPU is a thread.  Retuning
  *    (slabinfo_write_line) publishes the new limit/batchcount in
  *    cpu_tunables; each CPU swaps its array at its next slow path instead of
- *    being interrupted.  One node, so no alien caches.  No RCU: the free
- *    slabs of a SLAB_TYPESAFE_BY_RCU cache are kept (never given back while
- *    the cache lives), which keeps every object type-safe for lockless
- *    readers; kmem_cache_destroy frees them.  No pfmemalloc reserves.
+ *    being interrupted.  One node, so no alien caches.  RCU is liburcu's
+ *    (rcu.c): slab_destroy() of a SLAB_TYPESAFE_BY_RCU cache hands the slab
+ *    to call_rcu() through slab->rcu_head and kmem_rcu_free() gives its
+ *    pages back after the grace period, so lockless readers only ever find
+ *    objects of the cache there (such caches keep their freelist off the
+ *    objects).  No pfmemalloc reserves.
  *    CONFIG_DEBUG_SLAB's object layout (red zones, poison, last user) is not
  *    built: SLAB_RED_ZONE/POISON/STORE_USER are accepted and kept in the
  *    flags (they still prevent merging) but change no layout.  "CPUs" in
@@ -136,17 +138,18 @@
 #include <unistd.h>
 #include "slab.h"
 #include "cpu.h"
+#include "memcontrol.h"
 #include "os/os.h"
+#include "slab_debug.h"
+#include "track.h"
 
 const char *const allocator_name = "slab";
 
 #define BYTES_PER_WORD		sizeof(void *)
 #define ARCH_KMALLOC_FLAGS	SLAB_HWCACHE_ALIGN
 
-/* One byte per index: 4 KiB pages and 16-byte objects keep num <= 255. */
-typedef unsigned char freelist_idx_t;
+/* Byte indexes (slab_def.h) need 16-byte objects in 4 KiB pages. */
 BUILD_BUG_ON((PAGE_SIZE >> 8) > SLAB_OBJ_MIN_SIZE);
-#define SLAB_OBJ_MAX_NUM	((1U << (8 * sizeof(freelist_idx_t))) - 1)
 
 #define OFF_SLAB(s)		((s)->flags & CFLGS_OFF_SLAB)
 #define OBJFREELIST_SLAB(s)	((s)->flags & CFLGS_OBJFREELIST_SLAB)
@@ -243,48 +246,6 @@ static int setup_slab_stats(const char *val)
 	return 0;
 }
 __setup("slab_stats", setup_slab_stats);
-
-/* ======================= reports ======================= */
-
-static __noreturn __cold void slab_abort(const char *where)
-{
-	slab_printk("kernel BUG at mm/slab.c:%s!\n", where);
-	abort();
-}
-
-/* The kernel's slab_error() layout, then abort. */
-static noinline __cold __noreturn void slab_error(const struct kmem_cache *s,
-						   const char *fn, const char *msg,
-						   const void *obj)
-{
-	slab_printk("slab error in %s(): cache `%s': %s 0x%p\n", fn, s->name, msg, obj);
-	slab_abort(fn);
-}
-
-static noinline __cold __noreturn void free_invalid_pointer(const char *fn, const void *x,
-							     const char *why)
-{
-	slab_printk("%s: invalid pointer 0x%lx (%s)\n", fn, (unsigned long)x, why);
-	slab_abort(fn);
-}
-
-static noinline __cold __noreturn void free_wrong_cache(const struct kmem_cache *s,
-							 const struct kmem_cache *t, const void *x)
-{
-	slab_warn("mm/slab.c:cache_from_obj",
-		  "cache_from_obj: Wrong slab cache. %s but object is from %s\n", s->name, t->name);
-	slab_printk("Object 0x%p not freed\n", x);
-	slab_abort("cache_from_obj");
-}
-
-static noinline __cold __noreturn void free_bad_object(const struct kmem_cache *s,
-							const struct slab *slab, const void *x)
-{
-	slab_printk("slab error in %s(): cache `%s': 0x%p is not the start of an object "
-		    "(slab 0x%p, first object 0x%p, %u objects of %u bytes); nothing was freed\n",
-		    "cache_from_obj", s->name, x, (const void *)slab, slab->s_mem, s->num, s->size);
-	slab_abort("cache_from_obj");
-}
 
 /* ======================= small helpers ======================= */
 
@@ -449,7 +410,7 @@ static bool set_objfreelist_slab_cache(struct kmem_cache *s, size_t size, slab_f
 	size_t left;
 
 	s->num = 0;
-	if (s->ctor || (flags & SLAB_TYPESAFE_BY_RCU))
+	if (s->ctor || (flags & SLAB_TYPESAFE_BY_RCU) || !slab_debug_objfreelist_ok(flags))
 		return false;
 	left = calculate_slab_order(s, size, flags | CFLGS_OBJFREELIST_SLAB);
 	if (!s->num || s->num * sizeof(freelist_idx_t) > s->object_size)
@@ -485,13 +446,15 @@ static bool set_on_slab_cache(struct kmem_cache *s, size_t size, slab_flags_t fl
 	return true;
 }
 
-/* Object slot size and alignment, from the creator's size and align. */
-static unsigned int slab_slot_size(struct kmem_cache *s)
+/* Object slot size and alignment, from the creator's size and align and
+ * the debug words *flags ask for (slab_debug.c, which may drop some). */
+static unsigned int slab_slot_size(struct kmem_cache *s, slab_flags_t *flags)
 {
-	unsigned int size = ALIGN(s->size, (unsigned int)BYTES_PER_WORD);
+	unsigned int size;
 
 	s->align = max(s->align, (unsigned int)BYTES_PER_WORD);
 	s->colour_off = max((unsigned int)cache_line_size(), s->align);
+	size = slab_debug_slot_size(s, flags);
 	size = ALIGN(size, s->align);
 	/* byte indexes: at most 255 objects, so no object below 16 bytes */
 	if (size < SLAB_OBJ_MIN_SIZE)
@@ -859,17 +822,34 @@ static void kmem_freepages(struct kmem_cache *s, struct slab *slab)
 
 	if (unlikely(!folio_test_slab(folio)))
 		slab_error(s, "kmem_freepages", "freeing a page that is not a slab:", slab);
+	memcg_free_slab_cgroups(slab);
 	atomic_set(&folio->_mapcount, -1);	/* slab->active overlaid it */
 	folio->mapping = NULL;			/* slab->slab_cache overlaid it */
 	__folio_clear_slab(folio);
 	__free_pages(folio_page(folio, 0), s->gfporder);
 }
 
+/* SLAB_TYPESAFE_BY_RCU: the grace period after slab_destroy() is over. */
+static void kmem_rcu_free(struct rcu_head *head)
+{
+	struct slab *slab = container_of(head, struct slab, rcu_head);
+
+	rcu_callback_enter(head);
+	kmem_freepages(slab->slab_cache, slab);
+	rcu_callback_exit();
+}
+
 static void slab_destroy(struct kmem_cache *s, struct slab *slab)
 {
 	void *freelist = slab->freelist;
 
-	kmem_freepages(s, slab);
+	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS))
+		slab_debug_destroy(s, slab);
+	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
+		call_rcu(&slab->rcu_head, kmem_rcu_free);	/* pages back after readers (§6) */
+	else
+		kmem_freepages(s, slab);
+	/* why now even for RCU caches: readers never look at the index array */
 	if (OFF_SLAB(s))
 		kmem_cache_free(s->freelist_cache, freelist);
 }
@@ -903,7 +883,8 @@ static void *alloc_slabmgmt(struct kmem_cache *s, struct slab *slab, size_t colo
 	return addr + (PAGE_SIZE << s->gfporder) - s->freelist_size;
 }
 
-/* Fill the freelist and run the constructor on every object. */
+/* Fill the freelist and run the constructor (or the debug set-up) on
+ * every object. */
 static void cache_init_objs(struct kmem_cache *s, struct slab *slab)
 {
 	bool shuffled = shuffle_freelist(s, slab);
@@ -912,11 +893,15 @@ static void cache_init_objs(struct kmem_cache *s, struct slab *slab)
 	if (!shuffled && OBJFREELIST_SLAB(s))
 		slab->freelist = (char *)index_to_obj(s, slab, s->num - 1) + s->obj_offset;
 	for (i = 0; i < s->num; i++) {
-		if (s->ctor)
+		if (unlikely(s->flags & CFLGS_DEBUG_HOOKS))
+			cache_init_obj_debug(s, index_to_obj(s, slab, i));
+		else if (s->ctor)
 			s->ctor(index_to_obj(s, slab, i));
 		if (!shuffled)
 			set_free_obj(slab, i, (freelist_idx_t)i);
 	}
+	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS))
+		slab_debug_new_slab(s, slab);
 }
 
 /* The colour offset of the next slab of node n. */
@@ -1013,22 +998,25 @@ static void cache_grow_end(struct kmem_cache *s, struct slab *slab)
 
 static void *slab_get_obj(struct kmem_cache *s, struct slab *slab)
 {
-	void *objp = index_to_obj(s, slab, get_free_obj(slab, slab->active));
+	unsigned int idx = get_free_obj(slab, slab->active);
 
+	/* why: an overrun of the slab's last object can reach its freelist */
+	if (unlikely(idx >= s->num))
+		slab_bad_freelist_index(s, slab, slab->active, idx);
+	if (unlikely(s->flags & SLAB_CONSISTENCY_CHECKS))
+		check_slab_freelist(s, slab, slab->freelist, slab->active);
 	slab->active++;
-	return objp;
+	return index_to_obj(s, slab, idx);
 }
 
-static noinline __cold __noreturn void slab_double_free(struct kmem_cache *s, void *objp)
-{
-	s->stats.errors++;
-	slab_error(s, "slab_put_obj", "double free: object already free in its slab:", objp);
-}
-
-/* Is index objnr among the slab's free indexes? */
+/* Is objp, coming back to its slab, free there already (a double free)? */
 static bool slab_obj_is_free(const struct kmem_cache *s, const struct slab *slab,
-			     unsigned int objnr)
+			     const void *objp)
 {
+	unsigned int objnr = obj_to_index(s, slab, objp);
+
+	if (!slab->active)
+		return true;
 	if (slab->active >= s->num)
 		return false;
 	return memchr((freelist_idx_t *)slab->freelist + slab->active, (int)objnr,
@@ -1039,13 +1027,13 @@ static void slab_put_obj(struct kmem_cache *s, struct slab *slab, void *objp)
 {
 	unsigned int objnr = obj_to_index(s, slab, objp);
 
-	if (unlikely(!slab->active || slab_obj_is_free(s, slab, objnr)))
-		slab_double_free(s, objp);
 	slab->active--;
 	/* a full OBJFREELIST slab: this object now holds the array */
 	if (!slab->freelist)
 		slab->freelist = (char *)objp + s->obj_offset;
 	set_free_obj(slab, slab->active, (freelist_idx_t)objnr);
+	if (unlikely(s->flags & SLAB_CONSISTENCY_CHECKS))
+		check_slab_freelist(s, slab, slab->freelist, slab->active);
 }
 
 /* Move a slab we took objects from to the list its fill level says. */
@@ -1098,12 +1086,17 @@ static void free_block(struct kmem_cache *s, void **objpp, unsigned int nr, int 
 		       struct list_head *list)
 {
 	struct kmem_cache_node *n = get_node(s, node);
+	unsigned int i, freed = 0;
 	struct slab *slab;
-	unsigned int i;
 
-	n->free_objects += nr;
 	for (i = 0; i < nr; i++) {
 		slab = virt_to_slab(objpp[i]);
+		/* why here: a second copy of an object must not reach its freelist */
+		if (unlikely(slab_obj_is_free(s, slab, objpp[i]))) {
+			slab_double_free(s, objpp[i]);
+			continue;	/* slab_error=repair: the second free is dropped */
+		}
+		freed++;
 		list_del(&slab->slab_list);
 		slab_put_obj(s, slab, objpp[i]);
 		if (slab->active == 0) {
@@ -1114,10 +1107,8 @@ static void free_block(struct kmem_cache *s, void **objpp, unsigned int nr, int 
 			list_add_tail(&slab->slab_list, &n->slabs_partial);
 		}
 	}
-	s->stats.num_active -= nr;
-	/* why not for RCU caches: their free slabs stay until destroy (§6) */
-	if (s->flags & SLAB_TYPESAFE_BY_RCU)
-		return;
+	n->free_objects += freed;
+	s->stats.num_active -= freed;
 	while (n->free_objects > n->free_limit && !list_empty(&n->slabs_free)) {
 		n->free_objects -= s->num;
 		slab = list_last_entry(&n->slabs_free, struct slab, slab_list);
@@ -1333,13 +1324,11 @@ static void cache_free_node(struct kmem_cache *s, void *objp)
 
 /* Free up to tofree free slabs of node n; returns how many. */
 static unsigned long drain_freelist(struct kmem_cache *s, struct kmem_cache_node *n,
-				    unsigned long tofree, bool rcu_too)
+				    unsigned long tofree)
 {
 	unsigned long nr_freed = 0;
 	struct slab *slab;
 
-	if ((s->flags & SLAB_TYPESAFE_BY_RCU) && !rcu_too)
-		return 0;	/* kept until destroy (§6) */
 	while (nr_freed < tofree) {
 		spin_lock(&n->list_lock);
 		if (list_empty(&n->slabs_free)) {
@@ -1399,7 +1388,7 @@ static void reap_node(struct kmem_cache *s, struct kmem_cache_node *n, int node,
 		tofree = DIV_ROUND_UP(n->free_limit, 5UL * s->num);
 	spin_unlock(&n->list_lock);
 	slabs_destroy(s, &list);
-	freed = drain_freelist(s, n, tofree, false);
+	freed = drain_freelist(s, n, tofree);
 	spin_lock(&n->list_lock);
 	s->stats.reaped += freed;
 	spin_unlock(&n->list_lock);
@@ -1477,17 +1466,14 @@ static noinline void *cache_alloc_slow(struct kmem_cache *s, gfp_t flags)
 	return cache_alloc_refill(s, ac, flags);
 }
 
-static noinline __cold __noreturn void naive_double_free(struct kmem_cache *s, void *objp)
-{
-	slab_error(s, "__free_one", "double free: object is on top of the CPU array:", objp);
-}
-
 static __always_inline void __free_one(struct kmem_cache *s, struct array_cache *ac, void *objp)
 {
 	/* why: freeing the object freed just before is the trivial double free */
 	if (CONFIG_SLAB_FREELIST_HARDENED &&
-	    unlikely(ac->avail && ac->entry[ac->avail - 1] == objp))
+	    unlikely(ac->avail && ac->entry[ac->avail - 1] == objp)) {
 		naive_double_free(s, objp);
+		return;		/* slab_error=repair: the second free is dropped */
+	}
 	ac->entry[ac->avail++] = objp;
 }
 
@@ -1522,9 +1508,11 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *         cpu_array_refresh  (re)size this CPU's array to the tunables
  *         cache_alloc_refill shared array -> partial -> free slabs -> grow
  *         cache_alloc_node   no CPU id: one object under list_lock
+ *     cache_alloc_debugcheck_after  debug and memcheck caches (slab_debug.c)
  *   kmem_cache_free / kfree / kmem_cache_free_bulk
- *     object_slab_checked    the pointer is an object start of the cache
+ *     object_cache_checked   the pointer is an object start of the cache
  *     slab_free              push onto this CPU's array            [fast]
+ *       cache_free_debugcheck  debug and memcheck caches (slab_debug.c)
  *       cache_free_slow      reap_tick; array full: cache_flusharray
  *                            (shared array or free_block); no CPU id:
  *                            cache_free_node
@@ -1534,9 +1522,18 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  * free: the same to find the array, a compare with the top entry (naive
  * double free), one store and avail.  No lock, no atomic read-modify-write,
  * no call.  The object check before a free reads the struct page (flags,
- * compound head, cache, s_mem) and does one multiply.
+ * compound head, cache, s_mem) and does one multiply.  Debugging costs each
+ * path one test of s->flags (CFLGS_DEBUG_HOOKS) when it is off.
  */
-static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t flags)
+/*
+ * The API caller for the debug hooks: caller, or for 0 the return address
+ * of the exported function the fast path is inlined into.  Read on the
+ * debug branch only, so the fast path keeps no register for it.
+ */
+#define slab_caller(caller)	((caller) ? (caller) : _RET_IP_)
+
+static __always_inline void *slab_alloc_fast(struct kmem_cache *s, gfp_t flags,
+					     unsigned long caller)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_cache);
 	struct array_cache *ac;
@@ -1550,29 +1547,72 @@ static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t flags)
 	} else {
 		objp = cache_alloc_slow(s, flags);
 	}
+	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS))
+		objp = cache_alloc_debugcheck_after(s, flags, objp, slab_caller(caller));
 	if (unlikely(flags & __GFP_ZERO) && likely(objp))
 		memset(objp, 0, READ_ONCE(s->object_size));
 	return objp;
 }
 
-static __always_inline void slab_free(struct kmem_cache *s, void *objp)
+/* An allocation charged to the thread's memory cgroup (memcontrol.h). */
+static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsigned long caller)
+{
+	struct obj_cgroup *objcg;
+	void *objp;
+
+	if (!memcg_slab_pre_alloc_hook(s, &objcg, 1, flags))
+		return NULL;
+	objp = slab_alloc_fast(s, flags, caller);
+	memcg_slab_post_alloc_hook(s, objcg, flags, 1, &objp);
+	return objp;
+}
+
+static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t flags, unsigned long caller)
+{
+	if (memcg_slab_wants_charge(s, flags))	/* __GFP_ACCOUNT or SLAB_ACCOUNT */
+		return slab_alloc_memcg(s, flags, slab_caller(caller));
+	return slab_alloc_fast(s, flags, caller);
+}
+
+/* Push a slot onto this CPU's array. */
+static __always_inline void cache_free_to_array(struct kmem_cache *s, void *objp)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_cache);
 	struct array_cache *ac;
 
 	if (likely(c) && likely((ac = c->ac) != NULL) && likely(ac->avail < ac->limit)) {
-		__free_one(s, ac, objp);
+		/* why first: nothing stays live across __free_one's report call */
 		if (unlikely(slab_stats))
 			stat_add(&c->freehit);
+		__free_one(s, ac, objp);
 		return;
 	}
 	cache_free_slow(s, objp);
 }
 
-/* x must be an object start of a slab of s (s NULL: of any cache). */
-static __always_inline struct kmem_cache *object_cache_checked(struct kmem_cache *s,
-							       struct slab *slab,
-							       const void *x, const char *fn)
+/* Out of line, so that the fast path keeps nothing live across the hook. */
+static noinline void slab_free_debug(struct kmem_cache *s, void *objp, unsigned long caller)
+{
+	objp = cache_free_debugcheck(s, objp, caller);
+	if (objp)	/* NULL: slab_error=repair dropped a double free */
+		cache_free_to_array(s, objp);
+}
+
+static __always_inline void slab_free(struct kmem_cache *s, void *objp, unsigned long caller)
+{
+	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS)) {
+		slab_free_debug(s, objp, slab_caller(caller));
+		return;
+	}
+	cache_free_to_array(s, objp);
+}
+
+/*
+ * x must be an object start of a slab: returns the cache it belongs to.
+ * Not an object: report and abort.
+ */
+static __always_inline struct kmem_cache *object_cache_checked(struct slab *slab, const void *x,
+							       const char *fn)
 {
 	struct kmem_cache *t;
 	unsigned long off;
@@ -1580,23 +1620,30 @@ static __always_inline struct kmem_cache *object_cache_checked(struct kmem_cache
 	if (unlikely(!slab))
 		free_invalid_pointer(fn, x, "not a slab object");
 	t = slab->slab_cache;
-	if (unlikely(s && t != s))
-		free_wrong_cache(s, t, x);
-	off = (unsigned long)x - (unsigned long)slab->s_mem;
+	off = (unsigned long)x - (unsigned long)slab->s_mem - t->obj_offset;
 	if (unlikely(off >= (unsigned long)t->num * t->size ||
 		     reciprocal_divide((unsigned int)off, t->reciprocal_buffer_size) * t->size != off))
 		free_bad_object(t, slab, x);
 	return t;
 }
 
+/* kmem_cache_free(s, x) of an object of t: reported; under slab_error=repair
+ * freed to t, the cache it belongs to, never to s. */
+static noinline __cold void kmem_cache_free_wrong(struct kmem_cache *s, struct kmem_cache *t,
+						  void *x, unsigned long caller)
+{
+	slab_free(free_wrong_cache(s, t, x), x, caller);
+}
+
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags)
 {
-	return slab_alloc(s, flags);
+	return slab_alloc(s, flags, 0);
 }
 EXPORT_SYMBOL(kmem_cache_alloc);
 
 /* Nodes other than 0 have no memory: the kernel's fallback_alloc. */
-static noinline void *slab_alloc_other_node(struct kmem_cache *s, gfp_t flags, int nodeid)
+static noinline void *slab_alloc_other_node(struct kmem_cache *s, gfp_t flags, int nodeid,
+					    unsigned long caller)
 {
 	if (nodeid < 0 || nodeid >= MAX_NUMNODES) {
 		slab_warn("mm/slab.c:kmem_cache_alloc_node",
@@ -1607,23 +1654,38 @@ static noinline void *slab_alloc_other_node(struct kmem_cache *s, gfp_t flags, i
 		slab_out_of_memory(s, flags, nodeid);
 		return NULL;
 	}
-	return slab_alloc(s, flags);
+	return slab_alloc(s, flags, caller);
+}
+
+static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t flags, int nodeid,
+					     unsigned long caller)
+{
+	if (likely(nodeid == NUMA_NO_NODE || nodeid == numa_mem_id()))
+		return slab_alloc(s, flags, caller);
+	return slab_alloc_other_node(s, flags, nodeid, slab_caller(caller));
 }
 
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t flags, int nodeid)
 {
-	if (likely(nodeid == NUMA_NO_NODE || nodeid == numa_mem_id()))
-		return slab_alloc(s, flags);
-	return slab_alloc_other_node(s, flags, nodeid);
+	return slab_alloc_node(s, flags, nodeid, 0);
 }
 EXPORT_SYMBOL(kmem_cache_alloc_node);
 
 void kmem_cache_free(struct kmem_cache *s, void *objp)
 {
+	struct kmem_cache *t;
+	struct slab *slab;
+
 	if (unlikely(!objp))
 		return;
-	object_cache_checked(s, virt_to_slab(objp), objp, "kmem_cache_free");
-	slab_free(s, objp);
+	slab = virt_to_slab(objp);
+	t = object_cache_checked(slab, objp, "kmem_cache_free");
+	memcg_slab_free_hook(t, slab, objp);	/* to its own cache's group even if t != s */
+	if (unlikely(t != s)) {
+		kmem_cache_free_wrong(s, t, objp, _RET_IP_);
+		return;
+	}
+	slab_free(s, objp, 0);
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
@@ -1633,7 +1695,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr, void **p
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		p[i] = slab_alloc(s, flags & ~__GFP_ZERO);
+		p[i] = slab_alloc(s, flags & ~__GFP_ZERO, 0);
 		if (unlikely(!p[i])) {
 			kmem_cache_free_bulk(s, i, p);
 			return 0;
@@ -1660,7 +1722,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
 /* SLAB keeps kmalloc caches up to KMALLOC_MAX_CACHE_SIZE; larger fails. */
-static __always_inline void *do_kmalloc_node(size_t size, gfp_t flags, int node)
+static __always_inline void *do_kmalloc_node(size_t size, gfp_t flags, int node,
+					     unsigned long caller)
 {
 	struct kmem_cache *s;
 
@@ -1670,18 +1733,18 @@ static __always_inline void *do_kmalloc_node(size_t size, gfp_t flags, int node)
 	s = kmalloc_slab(size, flags);
 	if (unlikely(ZERO_OR_NULL_PTR(s)))
 		return s;
-	return kmem_cache_alloc_node(s, flags, node);
+	return slab_alloc_node(s, flags, node, caller);
 }
 
 void *__kmalloc(size_t size, gfp_t flags)
 {
-	return do_kmalloc_node(size, flags, NUMA_NO_NODE);
+	return do_kmalloc_node(size, flags, NUMA_NO_NODE, 0);
 }
 EXPORT_SYMBOL(__kmalloc);
 
 void *__kmalloc_node(size_t size, gfp_t flags, int node)
 {
-	return do_kmalloc_node(size, flags, node);
+	return do_kmalloc_node(size, flags, node, 0);
 }
 EXPORT_SYMBOL(__kmalloc_node);
 
@@ -1699,8 +1762,9 @@ void kfree(const void *objp)
 		free_large_kmalloc(folio, (void *)objp);	/* reports a non-kmalloc */
 		return;
 	}
-	s = object_cache_checked(NULL, folio_slab(folio), objp, "kfree");
-	slab_free(s, (void *)objp);
+	s = object_cache_checked(folio_slab(folio), objp, "kfree");
+	memcg_slab_free_hook(s, folio_slab(folio), (void *)objp);
+	slab_free(s, (void *)objp, 0);
 }
 EXPORT_SYMBOL(kfree);
 
@@ -1733,13 +1797,13 @@ static void drain_shared_arrays(struct kmem_cache *s)
 }
 
 /* Free every free slab; 1 if slabs with objects in use remain. */
-static int shrink_nodes(struct kmem_cache *s, bool rcu_too)
+static int shrink_nodes(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	int node, ret = 0;
 
 	for_each_kmem_cache_node(s, node, n) {
-		drain_freelist(s, n, ULONG_MAX, rcu_too);
+		drain_freelist(s, n, ULONG_MAX);
 		spin_lock(&n->list_lock);
 		ret += !list_empty(&n->slabs_full) || !list_empty(&n->slabs_partial);
 		spin_unlock(&n->list_lock);
@@ -1751,8 +1815,8 @@ static int shrink_nodes(struct kmem_cache *s, bool rcu_too)
  * What shrink can release: the calling CPU's array, the shared arrays and
  * every free slab.  What it cannot: the arrays of other live threads (only
  * their owners may touch them; they give them back at their next reap, at
- * exit, or at kmem_cache_destroy), and the free slabs of a
- * SLAB_TYPESAFE_BY_RCU cache (kept until destroy, §6).
+ * exit, or at kmem_cache_destroy).  The pages of a SLAB_TYPESAFE_BY_RCU
+ * cache's slabs come back after a grace period (§6).
  */
 int __kmem_cache_shrink(struct kmem_cache *s)
 {
@@ -1761,7 +1825,7 @@ int __kmem_cache_shrink(struct kmem_cache *s)
 	if (c)
 		drain_array_all(s, c->ac);
 	drain_shared_arrays(s);
-	return shrink_nodes(s, false);
+	return shrink_nodes(s);
 }
 
 /* The caller guarantees nobody uses s any more: every CPU's array drains. */
@@ -1772,7 +1836,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 	for_each_possible_cpu(cpu)
 		drain_array_all(s, per_cpu_ptr(s->cpu_cache, cpu)->ac);
 	drain_shared_arrays(s);
-	return shrink_nodes(s, true);
+	return shrink_nodes(s);
 }
 
 void __kmem_cache_release(struct kmem_cache *s)
@@ -1903,6 +1967,39 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 	sinfo->cache_order = s->gfporder;
 }
 
+/*
+ * Counts for stats.c (the kernel's /sys/kernel/slab files, which SLAB never
+ * had).  A CPU holds objects in its array, never a slab, so cpu_slabs is 0;
+ * SLUB's partial-list tunables have no SLAB counterpart (CACHE_STAT_NONE).
+ */
+void get_cache_stats(struct kmem_cache *s, struct cache_stats *st)
+{
+	unsigned long slabs = 0, free_objs = 0, partial = 0, partial_inuse = 0;
+	struct kmem_cache_node *n;
+	struct slab *slab;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n) {
+		spin_lock(&n->list_lock);
+		slabs += n->total_slabs;
+		free_objs += n->free_objects;
+		list_for_each_entry(slab, &n->slabs_partial, slab_list) {
+			partial++;
+			partial_inuse += slab->active;
+		}
+		spin_unlock(&n->list_lock);
+	}
+	st->objs_per_slab = s->num;
+	st->order = s->gfporder;
+	st->slabs = slabs;
+	st->total_objects = slabs * s->num;
+	st->objects = st->total_objects - free_objs;
+	st->partial = partial;
+	st->objects_partial = partial_inuse;
+	st->cpu_slabs = 0;
+	st->min_partial = st->cpu_partial = st->slabs_cpu_partial = CACHE_STAT_NONE;
+}
+
 /* globalstat and cpustat columns, with the slab_stats option. */
 void slabinfo_show_stats(FILE *f, struct kmem_cache *s)
 {
@@ -1932,11 +2029,11 @@ void slabinfo_show_stats(FILE *f, struct kmem_cache *s)
 
 /* ======================= cache creation and merging ======================= */
 
+/* Creation flags plus what slub_debug= / slab_debug= give this cache. */
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, const char *name)
 {
 	(void)object_size;
-	(void)name;
-	return flags;	/* SLAB has no slub_debug-style per-name options */
+	return slab_debug_cache_flags(name, flags);
 }
 
 struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size, unsigned int align,
@@ -1954,15 +2051,17 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size, unsig
 
 /*
  * Lay out a cache created by slab_common (name, size = object_size,
- * align, ctor set): slot size, freelist placement and slab order, colours,
- * then the per-CPU slots, node structures and tunables.
+ * align, ctor set): debug flags, slot size, freelist placement and slab
+ * order, colours, then the per-CPU slots, node structures and tunables.
  */
 int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 {
-	unsigned int size = slab_slot_size(s);
+	unsigned int size;
 	long placement;
 	int err;
 
+	flags = kmem_cache_flags(s->object_size, flags, s->name);
+	size = slab_slot_size(s, &flags);
 	placement = slab_place_freelist(s, size, flags);
 	if (placement < 0)
 		return (int)placement;
@@ -1972,7 +2071,6 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 	s->allocflags = slab_allocflags(flags);
 	s->size = size;
 	s->reciprocal_buffer_size = reciprocal_value(size);
-	s->obj_offset = 0;
 	if (OFF_SLAB(s))
 		s->freelist_cache = kmalloc_slab(s->freelist_size, 0);
 	err = setup_cpu_cache(s);

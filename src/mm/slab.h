@@ -242,11 +242,12 @@ void create_kmalloc_caches(slab_flags_t flags);
 void setup_kmalloc_cache_index_table(void);
 
 /*
- * kmalloc cache types (5.17).  Accounting of kmem to cgroups is off in this
- * build (the kernel's cgroup.memory=nokmem), so the KMALLOC_CGROUP row points
- * at the KMALLOC_NORMAL caches, as the kernel does then; without a separate
- * DMA zone the KMALLOC_DMA row does the same.  The rows exist so that the
- * day either is real, only slab_common.c changes.
+ * kmalloc cache types (5.17).  KMALLOC_CGROUP is the kmalloc-cg-<n> caches,
+ * SLAB_ACCOUNT, for objects charged to memory cgroups (memcontrol.c); with
+ * cgroup.memory=nokmem (and under SLOB, which has no kmalloc caches) the
+ * row points at the KMALLOC_NORMAL caches, as the kernel does then.  Without
+ * a separate DMA zone the KMALLOC_DMA row does the same; it exists so that
+ * the day it is real, only slab_common.c changes.
  */
 enum kmalloc_cache_type {
 	KMALLOC_NORMAL = 0,
@@ -388,6 +389,40 @@ void *kvrealloc(const void *p, size_t oldsize, size_t newsize, gfp_t flags);
 void kvfree(const void *addr);
 void kvfree_sensitive(const void *addr, size_t len);
 
+/* ---- debug_options.c (allocator-neutral; docs/debugging.md) ----
+ * The slub_debug= / slab_debug= option, parsed as Linux parses it:
+ *   slub_debug[=FLAGS][,CACHE[,CACHE...]][;FLAGS,CACHE...]...
+ * FLAGS letters: F (SLAB_CONSISTENCY_CHECKS), Z (SLAB_RED_ZONE), P
+ * (SLAB_POISON), U (SLAB_STORE_USER), T (SLAB_TRACE), A (SLAB_FAILSLAB), O
+ * (order guard, see below), '-' (none); no letters = FZPU.  A block without
+ * cache names sets the global flags; CACHE matches a name exactly, or as a
+ * prefix when it ends in '*'.
+ */
+/* The debug flags the options add to a cache named name created with
+ * flags: the first block naming it, else the global flags (without U for
+ * SLAB_NOLEAKTRACE caches); 0 when debugging is off.  The caller ORs them
+ * into the creation flags and masks to what it supports. */
+slab_flags_t slab_debug_flags_for(const char *name, slab_flags_t flags);
+/* True when 'O' was given: drop the metadata flags (Z, P, U) of a cache
+ * whose smallest slab order they would raise. */
+bool slab_debug_order_guard(void);
+/* failslab (A): true if this allocation of a SLAB_FAILSLAB cache must fail
+ * (the failslab=N option: every Nth one, default every one; never for
+ * __GFP_NOFAIL). */
+bool slab_should_failslab(gfp_t gfp);
+/* Damage reports found and repaired under slab_error=repair (atomic). */
+extern unsigned int slab_errors;
+/* Call after every report of damage or misuse: slab_error=abort (the
+ * default) flushes stderr and aborts; slab_error=repair counts the error in
+ * slab_errors and returns, and the caller repairs and goes on. */
+void slab_error_done(void);
+/* True under slab_error=repair (callers print their "FIX" lines then). */
+bool slab_error_repair(void);
+/* Exported as uslab_kmem_cache_validate: errors found in a debug cache,
+ * -EINVAL for a cache without debugging (the allocator's; a weak -EINVAL
+ * fallback in debug_options.c serves allocators without one). */
+int kmem_cache_validate(struct kmem_cache *s);
+
 /*
  * slabinfo 2.1 rows: the allocator fills one struct slabinfo per cache;
  * slab_common prints the header and rows in the kernel's exact format.
@@ -405,6 +440,42 @@ struct slabinfo {
 	unsigned int cache_order;
 };
 
+/*
+ * Per-cache statistics beyond a slabinfo row: what the kernel shows in
+ * /sys/kernel/slab/<cache>/ (read by uslabinfo through stats.c).  The
+ * allocator's get_cache_stats() fills every field, with slab_mutex held;
+ * CACHE_STAT_NONE marks a field the allocator has no such thing for (SLAB
+ * has no min_partial, for instance).  Counts are read as the kernel's
+ * sysfs reads them: each under its own lock, so not one atomic picture.
+ */
+#define CACHE_STAT_NONE		(~0UL)
+struct cache_stats {
+	unsigned long objs_per_slab;	/* objects in a slab of the preferred order */
+	unsigned long order;		/* the preferred slab order */
+	unsigned long objects;		/* objects allocated (held by CPUs included) */
+	unsigned long objects_partial;	/* allocated objects in node partial slabs */
+	unsigned long partial;		/* slabs on the node partial lists */
+	unsigned long cpu_slabs;	/* slabs owned by CPUs (cpu slabs and their partial chains) */
+	unsigned long slabs;		/* slabs of the cache, any state */
+	unsigned long total_objects;	/* object slots in those slabs */
+	unsigned long min_partial;	/* empty slabs a node keeps */
+	unsigned long cpu_partial;	/* free objects a CPU keeps on partial slabs */
+	unsigned long slabs_cpu_partial;	/* slabs on the CPUs' partial chains */
+};
+
+/*
+ * A name merged into an existing cache by kmem_cache_create (the kernel's
+ * sysfs alias link).  Recorded by slab_common.c, listed by uslabinfo; as
+ * with the kernel's links, a name stays listed until its cache is
+ * destroyed, even if its own creator destroyed it before.
+ */
+struct slab_alias {
+	struct list_head list;		/* on slab_aliases (slab_mutex) */
+	struct kmem_cache *cache;	/* the cache it was merged into (constant) */
+	const char *name;		/* the name given, kstrdup'd (constant) */
+};
+extern struct list_head slab_aliases;	/* every alias, newest first (slab_mutex) */
+
 /* ---- the allocator interface: each of slub.c, slab.c, slob.c supplies all ----
  * (an allocator with nothing to do supplies an empty function) */
 void kmem_cache_init(void);		/* bootstrap kmem_cache(_node) and kmalloc caches */
@@ -417,6 +488,7 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, const char *name);
 size_t __ksize(const void *object);
 void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo);
+void get_cache_stats(struct kmem_cache *s, struct cache_stats *st);	/* slab_mutex held */
 void slabinfo_show_stats(FILE *f, struct kmem_cache *s);	/* extra columns, may print nothing */
 /* Apply a slabinfo write "name limit batchcount shared"; -EINVAL/-EIO as the kernel. */
 int slabinfo_write_line(const char *line);
@@ -433,5 +505,46 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p);
 void *__kmalloc(size_t size, gfp_t flags);
 void *__kmalloc_node(size_t size, gfp_t flags, int node);
 void kfree(const void *object);
+
+/* ---- rcu.c (RCU over liburcu's bulletproof flavour; see the top of rcu.c) ----
+ * Exported as uslab_<name>.  Never call liburcu, so none of these, with a
+ * uslab lock held: its fork hooks run before every uslab lock is taken.
+ */
+typedef void (*rcu_callback_t)(struct rcu_head *head);
+void rcu_read_lock(void);
+void rcu_read_unlock(void);
+int rcu_read_lock_held(void);		/* inside rcu_read_lock() on this thread? */
+/* Make RCU usable from a context that may hold uslab locks later on: fork
+ * hooks registered, liburcu's call_rcu thread started.  Call it with no
+ * lock held (kmem_cache_create of a SLAB_TYPESAFE_BY_RCU cache does). */
+void rcu_prepare(void);
+void rcu_register_thread(void);		/* optional with urcu-bp: registers now, not lazily */
+void rcu_unregister_thread(void);	/* nothing to do with urcu-bp */
+void synchronize_rcu(void);
+/* func(head) runs after a grace period on liburcu's call_rcu thread. */
+void call_rcu(struct rcu_head *head, rcu_callback_t func);
+/* Waits for every callback queued before it and every kvfree_rcu() object
+ * queued before it to be freed.  Not inside rcu_read_lock(), not from a callback. */
+void rcu_barrier(void);
+/* First and last statement of every callback the library queues: what the
+ * grace period ordered, told to ThreadSanitizer (nothing in other builds). */
+void rcu_callback_enter(struct rcu_head *head);
+void rcu_callback_exit(void);
+/* Exported as uslab_rcu_stats: the kvfree_rcu counters. */
+void rcu_stats(struct uslab_rcu_stats *st);
+
+/* ---- kvfree_rcu.c ---- */
+/* Free ptr after a grace period, batched per thread.  head: ptr's rcu_head,
+ * or NULL (headless: may wait in synchronize_rcu() when memory is short). */
+void kvfree_call_rcu(struct rcu_head *head, void *ptr);
+/* rcu_barrier()'s part: every object queued so far is freed on return. */
+void kvfree_rcu_barrier(void);
+/* Objects queued and not yet freed (a snapshot; takes each batch lock). */
+unsigned long kvfree_rcu_pending(void);
+/* Fill the kvfree_rcu counters of *st (exported through rcu.c). */
+void kvfree_rcu_get_stats(struct uslab_rcu_stats *st);
+/* In the child of fork(), after liburcu's own hooks: batches of threads
+ * that do not exist there go out now. */
+void kvfree_rcu_fork_child(void);
 
 #endif /* USLAB_MM_SLAB_H */

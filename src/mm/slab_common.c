@@ -24,9 +24,10 @@
  * 2. Data structures
  *    slab_caches          every cache, newest first (the order of slabinfo).
  *    kmalloc_caches[t][i] the kmalloc cache of type t (kmalloc_type()) and
- *                         index i (kmalloc_index()); row KMALLOC_CGROUP and
- *                         row KMALLOC_DMA point at the KMALLOC_NORMAL caches
- *                         (kmem accounting off, no DMA zone: see slab.h).
+ *                         index i (kmalloc_index()); row KMALLOC_DMA points
+ *                         at the KMALLOC_NORMAL caches (no DMA zone: see
+ *                         slab.h), and so does KMALLOC_CGROUP under
+ *                         cgroup.memory=nokmem; else it is kmalloc-cg-<n>.
  *    kmalloc_size_index[] index of the cache for sizes 1..192 in steps of
  *                         8, where the 96- and 192-byte caches break the
  *                         power-of-two rule; read inline by the kmalloc
@@ -65,6 +66,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "slab.h"
+#include "memcontrol.h"
+#include "stats.h"
 #include "os/os.h"
 
 enum slab_state slab_state;
@@ -213,6 +216,7 @@ noinline __cold void slab_init_slow(void)
 		smp_store_release(&slab_initialized, true);
 	}
 	mutex_unlock(&slab_init_mutex);
+	stats_start();	/* the statistics service, once the caches exist (stats.c) */
 }
 
 static int setup_slab_nomerge(const char *val)
@@ -381,6 +385,42 @@ static void usercopy_sanitize(const char *name, unsigned int size,
 	}
 }
 
+/*
+ * Alias names (slab.h, struct slab_alias): what uslabinfo and its sysfs
+ * tree show as the kernel's alias links.  A name that cannot be copied is
+ * not recorded; the merge itself still happens (aliases counts refcount).
+ */
+LIST_HEAD(slab_aliases);
+
+static void slab_alias_add(struct kmem_cache *s, const char *name)
+{
+	struct slab_alias *a = __kmalloc(sizeof(*a), GFP_KERNEL);
+
+	if (!a)
+		return;
+	a->name = kstrdup(name, GFP_KERNEL);
+	if (!a->name) {
+		kfree(a);
+		return;
+	}
+	a->cache = s;
+	list_add(&a->list, &slab_aliases);
+}
+
+/* Under slab_mutex: s leaves slab_caches, its alias names go with it. */
+static void slab_alias_remove_all(struct kmem_cache *s)
+{
+	struct slab_alias *a, *t;
+
+	list_for_each_entry_safe(a, t, &slab_aliases, list) {
+		if (a->cache != s)
+			continue;
+		list_del(&a->list);
+		kfree(a->name);
+		kfree(a);
+	}
+}
+
 /* Under slab_mutex: an alias of an existing cache, or a new one. */
 static struct kmem_cache *kmem_cache_create_locked(const char *name, unsigned int size,
 		unsigned int align, slab_flags_t flags, unsigned int useroffset,
@@ -392,8 +432,10 @@ static struct kmem_cache *kmem_cache_create_locked(const char *name, unsigned in
 	usercopy_sanitize(name, size, &useroffset, &usersize);
 	if (!usersize)
 		s = __kmem_cache_alias(name, size, align, flags, ctor);
-	if (s)
+	if (s) {
+		slab_alias_add(s, name);
 		return s;
+	}
 	cache_name = kstrdup(name, GFP_KERNEL);
 	*err = -ENOMEM;
 	if (!cache_name)
@@ -414,6 +456,10 @@ struct kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned int siz
 
 	slab_ensure_init();
 	err = kmem_cache_sanity_check(name, size, flags);
+	/* why before slab_mutex: the allocator frees its slabs with call_rcu(),
+	 * sometimes under slab_mutex, which must then find RCU ready (rcu.c §4) */
+	if (!err && (flags & SLAB_TYPESAFE_BY_RCU))
+		rcu_prepare();
 	if (!err) {
 		mutex_lock(&slab_mutex);
 		s = kmem_cache_create_locked(name, size, align, flags & CACHE_CREATE_MASK,
@@ -448,14 +494,16 @@ static void kmem_cache_release(struct kmem_cache *s)
 /*
  * Under slab_mutex, refcount just reached 0: take s off slab_caches if the
  * allocator could give every slab back, else leave it listed (and usable).
- * The allocator's __kmem_cache_shutdown() waits for its own deferred
- * (SLAB_TYPESAFE_BY_RCU) slab frees before returning 0.
+ * The slabs of a SLAB_TYPESAFE_BY_RCU cache may still wait for their grace
+ * period then: kmem_cache_destroy() waits for them (rcu_barrier) before s
+ * is released.
  */
 static int shutdown_cache(struct kmem_cache *s)
 {
 	if (__kmem_cache_shutdown(s) != 0)
 		return -EBUSY;
 	list_del(&s->list);
+	slab_alias_remove_all(s);
 	return 0;
 }
 
@@ -470,12 +518,25 @@ static void report_busy_cache(struct kmem_cache *s)
 		  s->name, sinfo.active_objs);
 }
 
+/*
+ * RCU, as the kernel's kmem_cache_destroy: objects of s freed with kfree_rcu
+ * or waiting in SLOB's RCU footers must be freed before the shutdown counts
+ * them, and a SLAB_TYPESAFE_BY_RCU cache's slab callbacks must be done
+ * before s is released.  Never under slab_mutex: a callback may take it.
+ */
+static void kmem_cache_destroy_rcu_barrier(struct kmem_cache *s)
+{
+	if ((s->flags & SLAB_TYPESAFE_BY_RCU) || kvfree_rcu_pending())
+		rcu_barrier();
+}
+
 void kmem_cache_destroy(struct kmem_cache *s)
 {
 	int err = -EBUSY;
 
 	if (unlikely(!s))
 		return;
+	kmem_cache_destroy_rcu_barrier(s);
 	mutex_lock(&slab_mutex);
 	if (unlikely(s->refcount < 0)) {
 		mutex_unlock(&slab_mutex);
@@ -490,6 +551,8 @@ void kmem_cache_destroy(struct kmem_cache *s)
 			report_busy_cache(s);
 	}
 	mutex_unlock(&slab_mutex);
+	if (!err && (s->flags & SLAB_TYPESAFE_BY_RCU))
+		rcu_barrier();
 	if (!err)
 		kmem_cache_release(s);
 }
@@ -613,16 +676,17 @@ struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)
 }
 
 /*
- * 0 in either switch is the kernel without kmem accounting / without
- * ZONE_DMA: the row shares the KMALLOC_NORMAL caches.  1 creates the
- * separate kmalloc-cg-<n> (SLAB_ACCOUNT) or dma-kmalloc-<n> caches.
+ * The KMALLOC_CGROUP row is the kmalloc-cg-<n> caches (SLAB_ACCOUNT), for
+ * the kmalloc objects charged to memory cgroups (memcontrol.c); with
+ * cgroup.memory=nokmem it shares the KMALLOC_NORMAL caches, as the kernel
+ * does.  0 in KMALLOC_DMA_CACHES is the kernel without ZONE_DMA: that row
+ * shares them too; 1 would create dma-kmalloc-<n> caches.
  */
-#define KMALLOC_CGROUP_CACHES	0
 #define KMALLOC_DMA_CACHES	0
 
 static void new_kmalloc_cache(int idx, enum kmalloc_cache_type type, slab_flags_t flags)
 {
-	bool shared = (type == KMALLOC_CGROUP && !KMALLOC_CGROUP_CACHES) ||
+	bool shared = (type == KMALLOC_CGROUP && cgroup_memory_nokmem) ||
 		      (type == KMALLOC_DMA && !KMALLOC_DMA_CACHES);
 	struct kmem_cache *s;
 
@@ -639,6 +703,10 @@ static void new_kmalloc_cache(int idx, enum kmalloc_cache_type type, slab_flags_
 	/* the whole object may be copied to and from user memory */
 	s = create_kmalloc_cache(kmalloc_info[idx].name[type], kmalloc_info[idx].size,
 				 flags, 0, kmalloc_info[idx].size);
+	/* why: kmalloc-<n> must hold unaccounted objects only, so no cache
+	 * that may be charged (__GFP_ACCOUNT) merges into it (5.14+) */
+	if (type == KMALLOC_NORMAL && !cgroup_memory_nokmem)
+		s->refcount = -1;
 	smp_store_release(&kmalloc_caches[type][idx], s);	/* publish it set up */
 }
 
@@ -716,6 +784,10 @@ static void *kmalloc_order_node(size_t size, gfp_t flags, unsigned int order, in
 	if (unlikely(!page))
 		return NULL;
 	folio = page_folio(page);
+	if (unlikely(!memcg_kmem_charge_folio(folio, flags, order))) {
+		__free_pages(page, order);	/* the group's limit refused it */
+		return NULL;
+	}
 	folio->index = size;		/* what was asked for, for tools */
 	__folio_set_large_kmalloc(folio);
 	return folio_address(folio);
@@ -749,6 +821,7 @@ void free_large_kmalloc(struct folio *folio, void *object)
 		bad_large_kmalloc("not a slab object or large kmalloc: double free?", object);
 	if (unlikely(object != folio_address(folio)))
 		bad_large_kmalloc("not the start of the allocation", object);
+	memcg_kmem_uncharge_folio(folio);
 	__folio_clear_large_kmalloc(folio);
 	__free_pages(&folio->page, folio_order(folio));
 }

@@ -23,6 +23,8 @@
  *                 colour_off so that slabs do not all start on the same
  *                 cache lines.
  *   reap          periodic return of unused array entries and free slabs.
+ *   slot          an object with its debug words (red zones, last user;
+ *                 slab_debug.h); the object starts obj_offset bytes in.
  */
 #ifndef USLAB_MM_SLAB_DEF_H
 #define USLAB_MM_SLAB_DEF_H
@@ -52,6 +54,17 @@
 /* Internal cache flags (5.17 values): where a cache keeps its freelists. */
 #define CFLGS_OFF_SLAB		0x80000000U	/* in a kmalloc object (freelist_cache) */
 #define CFLGS_OBJFREELIST_SLAB	0x40000000U	/* inside a free object of the slab */
+/* uslab: objects leaving and entering the allocator go through slab_debug.c
+ * (debug flags, or memcheck active when the cache was made). */
+#define CFLGS_DEBUG_HOOKS	0x20000000U
+
+/* Debug flags SLAB implements (CONFIG_DEBUG_SLAB, plus F: freelist checks). */
+#define SLAB_DEBUG_FLAGS	(SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER | \
+				 SLAB_CONSISTENCY_CHECKS)
+
+/* One byte per index: 4 KiB pages and 16-byte objects keep num <= 255. */
+typedef unsigned char freelist_idx_t;
+#define SLAB_OBJ_MAX_NUM	((1U << (8 * sizeof(freelist_idx_t))) - 1)
 
 /*
  * A SLAB slab.  Overlays struct page (the SLAB_MATCH lines below and in
@@ -138,6 +151,7 @@ struct kmem_cache {
 					 * owners of CPU arrays (WRITE_ONCE/READ_ONCE) */
 
 	unsigned int size;		/* object slot (constant) */
+	unsigned int obj_offset;	/* object in its slot: after redzone 1, else 0 (constant) */
 	struct reciprocal_value reciprocal_buffer_size;	/* 1 / size (constant) */
 	slab_flags_t flags;		/* SLAB_* flags + CFLGS_* placement (constant) */
 	unsigned int num;		/* objects per slab (constant) */
@@ -154,7 +168,6 @@ struct kmem_cache {
 	unsigned int object_size;	/* size asked for; raised by merges (slab_mutex, READ_ONCE) */
 	unsigned int align;		/* alignment of objects (constant) */
 	struct slab_global_stats stats;	/* globalstat counters (node 0's list_lock) */
-	unsigned int obj_offset;	/* offset of the object in its slot: 0, no debug layout (constant) */
 	unsigned int *random_seq;	/* shuffled indexes for new slabs, or NULL (slab_mutex) */
 	unsigned int useroffset;	/* usercopy window start (constant) */
 	unsigned int usersize;		/* usercopy window size (constant) */

@@ -76,9 +76,14 @@
  *    the kmalloc header has a check word; caches count their objects, so
  *    destroying a cache with live objects is refused and SLOB has a
  *    slabinfo equivalent (uslab_slob_show_info, docs/slob-info.md).
- *    SLAB_TYPESAFE_BY_RCU keeps the kernel's struct slob_rcu footer in the
- *    object size, but uslab has no RCU yet, so such objects are freed at
- *    once instead of after a grace period.  Page-backed cache objects are
+ *    SLAB_TYPESAFE_BY_RCU works as in the kernel: kmem_cache_free() writes
+ *    the struct slob_rcu footer at the end of the object's block and
+ *    queues it with call_rcu() (rcu.c); the block is freed, with every
+ *    check of a free, after the grace period.  The footer holds the cache
+ *    instead of the kernel's size (the cache knows its size, its counts
+ *    and its name for reports), is 8-byte aligned (the kernel's may not
+ *    be), and is cleared at allocation, so a second free while the first
+ *    waits is reported as a double free.  Page-backed cache objects are
  *    compound blocks (so their folio knows its order).  A node asked for
  *    is a preference, as in SLUB: when no listed page of that node has
  *    room, any listed page may serve the request before a new page is
@@ -91,6 +96,7 @@
 #include <string.h>
 #include <uslab/slobinfo.h>
 #include "slab.h"
+#include "memcheck.h"
 
 /* ---- units and the in-page block encoding ---- */
 
@@ -116,14 +122,19 @@ _Static_assert(SLOB_UNIT == USLAB_SLOB_UNIT, "slobinfo.h must agree on the unit"
 _Static_assert(SLOB_KMALLOC_MINALIGN >= 2 * sizeof(unsigned int), "header holds two words");
 
 /*
- * The kernel's RCU footer at the end of a SLAB_TYPESAFE_BY_RCU object.  Its
- * size is reserved in every such object; nothing writes it until uslab has
- * RCU (see section 7 above).
+ * The kernel's RCU footer, in the last bytes of a SLAB_TYPESAFE_BY_RCU
+ * object's block (see section 7 above): written by kmem_cache_free(), read
+ * by the callback after the grace period.
  */
 struct slob_rcu {
-	struct rcu_head head;	/* call_rcu() link */
-	int size;		/* bytes to free after the grace period */
+	struct rcu_head head;		/* call_rcu() link */
+	struct kmem_cache *cache;	/* the object's cache while it waits; NULL while allocated */
 };
+
+static struct slob_rcu *slob_rcu_footer(const struct kmem_cache *c, void *b)
+{
+	return (struct slob_rcu *)((char *)b + c->size) - 1;
+}
 
 static LIST_HEAD(free_slob_small);	/* pages for requests < SLOB_BREAK1 (slob_lock) */
 static LIST_HEAD(free_slob_medium);	/* pages for requests < SLOB_BREAK2 (slob_lock) */
@@ -140,27 +151,58 @@ static slob_t *slob_page_base(const slob_t *s)
 	return (slob_t *)((unsigned long)s & PAGE_MASK);
 }
 
+/*
+ * One unit of a free block's encoding.  Under memcheck (section 8 above)
+ * free blocks are no-access: each access opens exactly the unit it
+ * touches and closes it again.
+ */
+static slobidx_t slob_get(const slob_t *s)
+{
+	slobidx_t v;
+
+	if (likely(!memcheck_active()))
+		return s->units;
+	memcheck_defined(s, SLOB_UNIT);
+	v = s->units;
+	memcheck_noaccess(s, SLOB_UNIT);
+	return v;
+}
+
+static void slob_put(slob_t *s, long v)
+{
+	if (likely(!memcheck_active())) {
+		s->units = (slobidx_t)v;
+		return;
+	}
+	memcheck_undefined(s, SLOB_UNIT);
+	s->units = (slobidx_t)v;
+	memcheck_noaccess(s, SLOB_UNIT);
+}
+
 /* Encode the free block s: size units, followed (in the list) by next. */
 static void set_slob(slob_t *s, long size, slob_t *next)
 {
 	long offset = next - slob_page_base(s);
 
 	if (size > 1) {
-		s[0].units = (slobidx_t)size;
-		s[1].units = (slobidx_t)offset;
+		slob_put(&s[0], size);
+		slob_put(&s[1], offset);
 	} else {
-		s[0].units = (slobidx_t)-offset;
+		slob_put(&s[0], -offset);
 	}
 }
 
 static long slob_units(const slob_t *s)
 {
-	return s->units > 0 ? s->units : 1;
+	slobidx_t units = slob_get(s);
+
+	return units > 0 ? units : 1;
 }
 
 static slob_t *slob_next(const slob_t *s)
 {
-	long next = s[0].units < 0 ? -s[0].units : s[1].units;
+	slobidx_t units = slob_get(&s[0]);
+	long next = units < 0 ? -units : slob_get(&s[1]);
 
 	return slob_page_base(s) + next;
 }
@@ -215,6 +257,100 @@ static void clear_slob_page_free(struct slab *sp)
 	__ClearPageSlobFree(slab_page(sp));
 }
 
+/* ---- object maps (section 6 above) ---- */
+
+#ifndef BITS_PER_LONG
+#define BITS_PER_LONG		(8 * sizeof(unsigned long))
+#endif
+#define SLOB_OBJMAP_GRAIN	8UL	/* every object pointer is 8-aligned */
+#define SLOB_OBJMAP_LONGS	(PAGE_SIZE / SLOB_OBJMAP_GRAIN / BITS_PER_LONG)
+#define SLOB_OBJMAP_BYTES	(SLOB_OBJMAP_LONGS * sizeof(unsigned long))
+_Static_assert(ARCH_SLAB_MINALIGN % SLOB_OBJMAP_GRAIN == 0 &&
+	       SLOB_KMALLOC_MINALIGN % SLOB_OBJMAP_GRAIN == 0,
+	       "every object pointer must start a grain of the object map");
+
+/* Free maps, each linking the next through its first word (slob_lock). */
+static unsigned long *slob_objmap_pool;
+
+static unsigned long slob_objmap_bit(const void *p)
+{
+	return ((unsigned long)p & ~PAGE_MASK) / SLOB_OBJMAP_GRAIN;
+}
+
+/* Does a live object start at p, in sp (slob_lock held)? */
+static bool slob_objmap_live(const struct slab *sp, const void *p)
+{
+	unsigned long bit = slob_objmap_bit(p);
+
+	return sp->objmap && (sp->objmap[bit / BITS_PER_LONG] & BIT(bit % BITS_PER_LONG));
+}
+
+static void slob_objmap_set(struct slab *sp, const void *p)
+{
+	unsigned long bit = slob_objmap_bit(p);
+
+	sp->objmap[bit / BITS_PER_LONG] |= BIT(bit % BITS_PER_LONG);
+}
+
+static void slob_objmap_clear(struct slab *sp, const void *p)
+{
+	unsigned long bit = slob_objmap_bit(p);
+
+	sp->objmap[bit / BITS_PER_LONG] &= ~BIT(bit % BITS_PER_LONG);
+}
+
+/* The first live object that starts after p and before end, or NULL. */
+static const void *slob_objmap_next(const struct slab *sp, const void *p, const void *end)
+{
+	const char *q = (const char *)ALIGN_DOWN((unsigned long)p, SLOB_OBJMAP_GRAIN);
+
+	for (q += SLOB_OBJMAP_GRAIN; q < (const char *)end; q += SLOB_OBJMAP_GRAIN)
+		if (slob_objmap_live(sp, q))
+			return q;
+	return NULL;
+}
+
+/* Cut a page from the page allocator into maps for the pool (slob_lock held). */
+static void slob_objmap_fill(struct page *page)
+{
+	unsigned long *map = page_address(page);
+	unsigned long i;
+
+	for (i = 0; i < PAGE_SIZE / SLOB_OBJMAP_BYTES; i++, map += SLOB_OBJMAP_LONGS) {
+		map[0] = (unsigned long)slob_objmap_pool;
+		slob_objmap_pool = map;
+	}
+}
+
+/* An empty map for a new slob page; NULL without memory.  Pages of maps
+ * stay in the pool: one holds the maps of PAGE_SIZE / 64 slob pages. */
+static unsigned long *slob_objmap_get(gfp_t gfp)
+{
+	unsigned long *map;
+	struct page *page;
+
+	spin_lock(&slob_lock);
+	while (!slob_objmap_pool) {
+		spin_unlock(&slob_lock);	/* why: no page allocation under slob_lock */
+		page = alloc_pages(gfp & ~__GFP_ZERO, 0);
+		if (!page)
+			return NULL;
+		spin_lock(&slob_lock);
+		slob_objmap_fill(page);
+	}
+	map = slob_objmap_pool;
+	slob_objmap_pool = (unsigned long *)map[0];
+	spin_unlock(&slob_lock);
+	memset(map, 0, SLOB_OBJMAP_BYTES);
+	return map;
+}
+
+static void slob_objmap_put(unsigned long *map)
+{
+	map[0] = (unsigned long)slob_objmap_pool;
+	slob_objmap_pool = map;
+}
+
 /* ---- reports ---- */
 
 /* A misuse was detected: "slob: <message>" on stderr, then abort.  The report
@@ -246,10 +382,20 @@ static __cold __noreturn void slob_bad_free(const struct slob_free_ctx *x, const
 		 (unsigned long)x->object, x->size, x->cache, why);
 }
 
+/* kmem_cache_free of a page-backed object whose pages name owner, not its cache. */
+static __cold __noreturn void slob_page_owner_bad(const struct kmem_cache *owner,
+		const struct slob_free_ctx *x)
+{
+	if (!owner)
+		slob_bad_free(x, "its pages hold no object of any cache (freed already?)");
+	slob_bug("invalid free of object 0x%lx (size %zu) in %s: it belongs to cache %s "
+		 "(wrong cache)", (unsigned long)x->object, x->size, x->cache, owner->name);
+}
+
 static __cold __noreturn void slob_corrupt_list(const slob_t *f)
 {
 	slob_bug("free list of slob page 0x%lx is corrupted at block 0x%lx (unit %d)",
-		 (unsigned long)slob_page_base(f), (unsigned long)f, f->units);
+		 (unsigned long)slob_page_base(f), (unsigned long)f, slob_get(f));
 }
 
 /* ---- checks on free (slob_lock held) ---- */
@@ -300,6 +446,30 @@ static void slob_check_free(const struct slab *sp, slob_t *b, long units,
 		if (slob_last(f))
 			return;
 	}
+}
+
+/* A free where no live object starts (slob_lock held): in a free block it
+ * is a double free, anywhere else an interior or stale pointer. */
+static __cold __noreturn void slob_free_not_live(const struct slab *sp, const slob_t *b,
+		const struct slob_free_ctx *x)
+{
+	slob_t *f = sp->objmap ? slob_find_free(sp, b) : NULL;
+
+	if (f)
+		slob_double_free(x, f);
+	slob_bad_free(x, "no live object starts there (an interior pointer, or freed already)");
+}
+
+/* Abort if another live object starts in (obj, end): freeing would take it too. */
+static void slob_check_extent(const struct slab *sp, const void *obj, const void *end,
+		const struct slob_free_ctx *x)
+{
+	const void *other = slob_objmap_next(sp, obj, end);
+
+	if (unlikely(other))
+		slob_bug("invalid free of object 0x%lx (size %zu) in %s: it would free the live "
+			 "object at 0x%lx too (wrong cache or size?)", (unsigned long)x->object,
+			 x->size, x->cache, (unsigned long)other);
 }
 
 /* ---- allocation inside one page (slob_lock held) ---- */
@@ -362,6 +532,7 @@ static slob_t *slob_page_alloc(struct slab *sp, size_t size, unsigned long align
 				cur = slob_split_head(cur, delta);
 			}
 			slob_take(sp, prev, cur, units);
+			slob_objmap_set(sp, (char *)cur + align_offset);
 			if (!sp->units) {
 				sp->freelist = NULL;
 				clear_slob_page_free(sp);
@@ -422,6 +593,7 @@ static noinline slob_t *slob_alloc_new_page(struct list_head *slob_list, size_t 
 		struct slob_stat *st)
 {
 	struct page *page = slob_new_pages(gfp & ~__GFP_ZERO, 0, node);
+	unsigned long *map;
 	struct folio *folio;
 	struct slab *sp;
 	bool removed;
@@ -429,12 +601,20 @@ static noinline slob_t *slob_alloc_new_page(struct list_head *slob_list, size_t 
 
 	if (!page)
 		return NULL;
+	map = slob_objmap_get(gfp);
+	if (!map) {
+		__free_pages(page, 0);
+		return NULL;
+	}
 	folio = page_folio(page);
 	__folio_set_slab(folio);
 	sp = folio_slab(folio);
 	b = slab_address(sp);
+	if (memcheck_active())	/* free memory: only the block headers are touched */
+		memcheck_noaccess(b, PAGE_SIZE);
 
 	spin_lock(&slob_lock);
+	sp->objmap = map;
 	sp->units = SLOB_PAGE_UNITS;
 	sp->freelist = b;
 	set_slob(b, SLOB_PAGE_UNITS, b + SLOB_PAGE_UNITS);
@@ -469,9 +649,17 @@ static void *slob_alloc(size_t size, gfp_t gfp, unsigned long align, int node,
 	spin_unlock(&slob_lock);
 	if (!b)
 		b = slob_alloc_new_page(slob_list, size, gfp, align, node, align_offset, st);
-	if (b && (gfp & __GFP_ZERO))
-		memset(b, 0, size);
 	return b;
+}
+
+/* The object at obj (size bytes) now belongs to its user: tell memcheck,
+ * then zero it if asked (after, as memcheck.h wants). */
+static void slob_hand_out(void *obj, size_t size, gfp_t gfp)
+{
+	if (memcheck_active())
+		memcheck_alloc(obj, size, gfp & __GFP_ZERO);
+	if (gfp & __GFP_ZERO)
+		memset(obj, 0, size);
 }
 
 /* ---- free (slob_lock held) ---- */
@@ -517,6 +705,8 @@ static bool slob_free_locked(struct slab *sp, slob_t *b, size_t size)
 			clear_slob_page_free(sp);
 		sp->units = SLOB_PAGE_UNITS;	/* "freeing": a racing bad free is refused */
 		sp->freelist = NULL;
+		slob_objmap_put(sp->objmap);
+		sp->objmap = NULL;		/* page->mapping must be NULL when freed */
 		nr_slob_pages--;
 		return true;
 	}
@@ -537,26 +727,64 @@ static void slob_free_slab(struct slab *sp)
 {
 	struct folio *folio = slab_folio(sp);
 
+	if (memcheck_active())
+		memcheck_undefined(slab_address(sp), PAGE_SIZE);
 	__folio_clear_slab(folio);
 	__free_pages(folio_page(folio, 0), 0);
 }
 
-/* Free size bytes at b in slob page sp, after the checks; count it in st. */
-static void slob_free(struct slab *sp, slob_t *b, size_t size, struct slob_stat *st,
+/* The user is done with obj (size bytes): its map bit goes, memcheck hears of it. */
+static void slob_take_back(struct slab *sp, const void *obj, size_t size)
+{
+	slob_objmap_clear(sp, obj);
+	if (memcheck_active())
+		memcheck_free(obj, size);
+}
+
+/* Free the object b of cache c in slob page sp, after the checks. */
+static void slob_free(struct kmem_cache *c, struct slab *sp, slob_t *b,
 		const struct slob_free_ctx *x)
 {
+	long units = SLOB_UNITS(c->size);
 	bool empty;
 
 	spin_lock(&slob_lock);
-	slob_check_free(sp, b, SLOB_UNITS(size), x);
-	empty = slob_free_locked(sp, b, size);
-	slob_stat_free(st);
+	if (unlikely(!slob_objmap_live(sp, b)))
+		slob_free_not_live(sp, b, x);
+	if (unlikely(c->stat.allocs == c->stat.frees))
+		slob_bad_free(x, "its cache has no object allocated (wrong cache?)");
+	slob_check_free(sp, b, units, x);
+	slob_check_extent(sp, b, b + units, x);
+	slob_take_back(sp, b, c->size);
+	empty = slob_free_locked(sp, b, c->size);
+	slob_stat_free(&c->stat);
 	spin_unlock(&slob_lock);
 	if (empty)
 		slob_free_slab(sp);
 }
 
 /* ---- kmalloc ---- */
+
+/* The kmalloc header at m: opened for memcheck around the access (§8). */
+static void slob_header_get(const unsigned int *m, unsigned int h[2])
+{
+	if (memcheck_active())
+		memcheck_defined(m, 2 * sizeof(*m));
+	h[0] = m[0];
+	h[1] = m[1];
+	if (memcheck_active())
+		memcheck_noaccess(m, 2 * sizeof(*m));
+}
+
+static void slob_header_set(unsigned int *m, size_t size)
+{
+	if (memcheck_active())
+		memcheck_undefined(m, 2 * sizeof(*m));
+	m[0] = (unsigned int)size;
+	m[1] = ~(unsigned int)size;
+	if (memcheck_active())
+		memcheck_noaccess(m, 2 * sizeof(*m));
+}
 
 static void *slob_kmalloc(size_t size, gfp_t gfp, int node)
 {
@@ -570,8 +798,8 @@ static void *slob_kmalloc(size_t size, gfp_t gfp, int node)
 	m = slob_alloc(size + SLOB_MINALIGN, gfp, align, node, SLOB_MINALIGN, &kmalloc_stat);
 	if (!m)
 		return NULL;
-	m[0] = (unsigned int)size;
-	m[1] = ~(unsigned int)size;
+	slob_header_set(m, size);
+	slob_hand_out((char *)m + SLOB_MINALIGN, size, gfp);
 	return (char *)m + SLOB_MINALIGN;
 }
 
@@ -592,34 +820,43 @@ void *__kmalloc(size_t size, gfp_t gfp)
 }
 EXPORT_SYMBOL(__kmalloc);
 
-/* The size in the kmalloc header at m, or 0 if the header is not consistent. */
-static size_t slob_kmalloc_size(const unsigned int *m)
+/* The size in the kmalloc header h, or 0 if the header is not consistent. */
+static size_t slob_kmalloc_size(const unsigned int h[2])
 {
-	if (m[0] != ~m[1] || !m[0] || m[0] >= PAGE_SIZE - SLOB_MINALIGN)
+	if (h[0] != ~h[1] || !h[0] || h[0] >= PAGE_SIZE - SLOB_MINALIGN)
 		return 0;
-	return m[0];
+	return h[0];
 }
 
-/* Size of the kmalloc object at obj in sp (slob_lock held); aborts if it is none. */
-static size_t slob_kmalloc_size_checked(const struct slab *sp, const void *obj)
+/* Size of the kmalloc object at obj, live in sp (slob_lock held); aborts
+ * if its header does not hold one. */
+static size_t slob_kmalloc_size_checked(const void *obj)
+{
+	unsigned int h[2];
+	size_t size;
+
+	slob_header_get((const unsigned int *)((const char *)obj - SLOB_MINALIGN), h);
+	size = slob_kmalloc_size(h);
+	if (likely(size))
+		return size;
+	slob_bug("invalid free of object 0x%lx in kmalloc: its size header is corrupted "
+		 "(0x%08x 0x%08x): not a kmalloc pointer, or the bytes before it were overwritten",
+		 (unsigned long)obj, h[0], h[1]);
+}
+
+/* kfree of obj, where no live object starts (slob_lock held). */
+static __cold __noreturn void slob_kfree_not_live(const struct slab *sp, const void *obj)
 {
 	const unsigned int *m = (const unsigned int *)((const char *)obj - SLOB_MINALIGN);
 	struct slob_free_ctx x = { obj, 0, "kmalloc" };
-	size_t size = slob_kmalloc_size(m);
-	slob_t *f;
+	unsigned int h[2];
 
-	if (likely(size))
-		return size;
-	f = slob_find_free(sp, (const slob_t *)m);
-	if (f) {	/* freeing wrote the encoding over m[0]; m[1] survives */
-		unsigned int old = ~m[1];
-
-		x.size = old < PAGE_SIZE ? old : 0;
-		slob_double_free(&x, f);
+	if (sp->objmap && slob_find_free(sp, (const slob_t *)m)) {
+		/* freeing wrote the encoding over m[0]; m[1] survives */
+		slob_header_get(m, h);
+		x.size = ~h[1] < PAGE_SIZE ? ~h[1] : 0;
 	}
-	slob_bug("invalid free of object 0x%lx in kmalloc: its size header is corrupted "
-		 "(0x%08x 0x%08x): not a kmalloc pointer, or the bytes before it were overwritten",
-		 (unsigned long)obj, m[0], m[1]);
+	slob_free_not_live(sp, (const slob_t *)m, &x);
 }
 
 static void slob_check_kmalloc_pointer(const void *obj)
@@ -639,8 +876,12 @@ static void slob_kfree(struct slab *sp, const void *obj)
 
 	slob_check_kmalloc_pointer(obj);
 	spin_lock(&slob_lock);
-	x.size = slob_kmalloc_size_checked(sp, obj);
+	if (unlikely(!slob_objmap_live(sp, obj)))
+		slob_kfree_not_live(sp, obj);
+	x.size = slob_kmalloc_size_checked(obj);
 	slob_check_free(sp, m, SLOB_UNITS(x.size + SLOB_MINALIGN), &x);
+	slob_check_extent(sp, obj, (char *)obj + x.size, &x);
+	slob_take_back(sp, obj, x.size);
 	empty = slob_free_locked(sp, m, x.size + SLOB_MINALIGN);
 	slob_stat_free(&kmalloc_stat);
 	spin_unlock(&slob_lock);
@@ -672,6 +913,7 @@ EXPORT_SYMBOL(kfree);
 size_t __ksize(const void *object)
 {
 	struct folio *folio;
+	unsigned int h[2];
 	size_t size;
 
 	if (unlikely(ZERO_OR_NULL_PTR(object)))
@@ -682,11 +924,14 @@ size_t __ksize(const void *object)
 	if (unlikely(!folio_test_slab(folio)))
 		return folio_size(folio);
 	slob_check_kmalloc_pointer(object);
-	size = slob_kmalloc_size((const unsigned int *)((const char *)object - SLOB_MINALIGN));
+	slob_header_get((const unsigned int *)((const char *)object - SLOB_MINALIGN), h);
+	size = slob_kmalloc_size(h);
 	if (!size)
 		slob_bug("ksize of 0x%lx: not a live kmalloc object (size header 0x%08x 0x%08x)",
-			 (unsigned long)object, ((const unsigned int *)object)[-2],
-			 ((const unsigned int *)object)[-1]);
+			 (unsigned long)object, h[0], h[1]);
+	/* why: the caller may use all of it, the rounding byte too */
+	if (memcheck_active() && size % SLOB_UNIT)
+		memcheck_undefined((const char *)object + size, SLOB_UNIT - size % SLOB_UNIT);
 	return (size_t)SLOB_UNITS(size) * SLOB_UNIT;
 }
 
@@ -727,10 +972,11 @@ int __kmem_cache_create(struct kmem_cache *c, slab_flags_t flags)
 {
 	if (!c->size || !is_power_of_2(slob_cache_align(c)))
 		return -EINVAL;
-	if (flags & SLAB_TYPESAFE_BY_RCU) {	/* room for the RCU footer */
-		if (c->size > UINT_MAX - sizeof(struct slob_rcu))
+	if (flags & SLAB_TYPESAFE_BY_RCU) {	/* room for the aligned RCU footer */
+		if (c->size > UINT_MAX - 2 * sizeof(struct slob_rcu))
 			return -EINVAL;
-		c->size += sizeof(struct slob_rcu);
+		c->size = ALIGN(c->size, (unsigned int)__alignof__(struct slob_rcu)) +
+			  sizeof(struct slob_rcu);
 	}
 	if (c->size >= PAGE_SIZE && get_order(c->size) >= MAX_ORDER)
 		return -E2BIG;
@@ -791,16 +1037,22 @@ static void slob_count_locked(struct slob_stat *st, bool alloc)
 	spin_unlock(&slob_lock);
 }
 
-/* Objects of a page or more: a block of their own. */
+/* Objects of a page or more: a block of their own, which names its cache. */
 static void *slob_cache_alloc_pages(struct kmem_cache *c, gfp_t flags, int node)
 {
 	unsigned int order = get_order(c->size);
 	struct page *page = slob_new_pages(flags | (order ? __GFP_COMP : 0), order, node);
+	struct folio *folio;
 
 	if (!page)
 		return NULL;
+	folio = page_folio(page);
+	/* why: kmem_cache_free checks the owner; NULL again before the pages go */
+	folio->mapping = c;
 	slob_count_locked(&c->stat, true);
-	return page_address(page);
+	if (memcheck_active())
+		memcheck_alloc(folio_address(folio), c->size, flags & __GFP_ZERO);
+	return folio_address(folio);
 }
 
 static void *slob_alloc_node(struct kmem_cache *c, gfp_t flags, int node)
@@ -809,10 +1061,15 @@ static void *slob_alloc_node(struct kmem_cache *c, gfp_t flags, int node)
 
 	if (unlikely(flags & GFP_SLAB_BUG_MASK))
 		flags = kmalloc_fix_flags(flags);
-	if (c->size < PAGE_SIZE)
+	if (c->size < PAGE_SIZE) {
 		b = slob_alloc(c->size, flags, slob_cache_align(c), node, 0, &c->stat);
-	else
+		if (b)
+			slob_hand_out(b, c->size, flags);
+	} else {
 		b = slob_cache_alloc_pages(c, flags, node);
+	}
+	if (b && (c->flags & SLAB_TYPESAFE_BY_RCU))
+		WRITE_ONCE(slob_rcu_footer(c, b)->cache, NULL);	/* allocated: not waiting */
 	if (b && c->ctor) {	/* SLOB runs the constructor on every allocation */
 		if (unlikely(flags & __GFP_ZERO))
 			slab_warn("mm/slob.c:slob_alloc_node",
@@ -849,7 +1106,14 @@ static void slob_cache_free_pages(struct kmem_cache *c, void *b, const struct sl
 	if (folio_test_slab(folio) || folio_test_large_kmalloc(folio) ||
 	    b != folio_address(folio) || folio_order(folio) != order)
 		slob_bad_free(x, "not the start of a block of this cache's size");
+	if (unlikely(folio->mapping != c))
+		slob_page_owner_bad(folio->mapping, x);
+	folio->mapping = NULL;
 	slob_count_locked(&c->stat, false);
+	if (memcheck_active()) {
+		memcheck_free(b, c->size);
+		memcheck_undefined(b, PAGE_SIZE << order);
+	}
 	__free_pages(folio_page(folio, 0), order);
 }
 
@@ -861,16 +1125,61 @@ static void slob_cache_free(struct kmem_cache *c, void *b, const struct slob_fre
 		slob_bad_free(x, "not in a slob page");
 	if (!IS_ALIGNED((unsigned long)b, slob_cache_align(c)))
 		slob_bad_free(x, "not aligned as the cache's objects are");
-	slob_free(sp, b, c->size, &c->stat, x);
+	slob_free(c, sp, b, x);
 }
 
-/*
- * SLAB_TYPESAFE_BY_RCU: the kernel would queue the object with call_rcu()
- * through the struct slob_rcu footer and free it after a grace period.
- * uslab has no RCU yet, so no reader can rely on the grace period and the
- * object is freed at once; the footer's room stays reserved in c->size so
- * that the layout does not change when RCU arrives.
- */
+/* ---- SLAB_TYPESAFE_BY_RCU: the block is freed after a grace period (§7) ---- */
+
+/* Abort unless b is a live object of c: a free's checks, nothing freed. */
+static void slob_check_live(struct kmem_cache *c, void *b, const struct slob_free_ctx *x)
+{
+	struct folio *folio = virt_to_folio(b);
+	struct slab *sp;
+
+	if (c->size >= PAGE_SIZE) {
+		if (!folio_ref_count(folio) || folio->mapping != c || b != folio_address(folio))
+			slob_bad_free(x, "not a live object of this cache");
+		return;
+	}
+	sp = virt_to_slab(b);
+	if (!sp || !IS_ALIGNED((unsigned long)b, slob_cache_align(c)))
+		slob_bad_free(x, "not an object of a slob page aligned as the cache's");
+	spin_lock(&slob_lock);
+	if (unlikely(!slob_objmap_live(sp, b)))
+		slob_free_not_live(sp, b, x);
+	slob_check_extent(sp, b, (char *)b + c->size, x);
+	spin_unlock(&slob_lock);
+}
+
+/* The grace period is over: free the block as kmem_cache_free() would. */
+static void slob_rcu_free(struct rcu_head *head)
+{
+	struct slob_rcu *r = container_of(head, struct slob_rcu, head);
+	struct kmem_cache *c = READ_ONCE(r->cache);
+	void *b = (char *)(r + 1) - c->size;
+	struct slob_free_ctx x = { b, c->size, c->name };
+
+	rcu_callback_enter(head);
+	if (c->size < PAGE_SIZE)
+		slob_cache_free(c, b, &x);
+	else
+		slob_cache_free_pages(c, b, &x);
+	rcu_callback_exit();
+}
+
+/* Checked now, so a bad free is reported by its caller; freed after readers. */
+static void slob_free_rcu(struct kmem_cache *c, void *b, const struct slob_free_ctx *x)
+{
+	struct slob_rcu *r = slob_rcu_footer(c, b);
+
+	slob_check_live(c, b, x);
+	/* why an exchange: of two racing frees of one object, one is the double */
+	if (__atomic_exchange_n(&r->cache, c, __ATOMIC_RELAXED) != NULL)
+		slob_bug("double free of object 0x%lx (size %zu) in %s: it already waits for an "
+			 "RCU grace period", (unsigned long)b, x->size, x->cache);
+	call_rcu(&r->head, slob_rcu_free);
+}
+
 void kmem_cache_free(struct kmem_cache *c, void *b)
 {
 	struct slob_free_ctx x = { b, c ? c->size : 0, c ? c->name : "(null)" };
@@ -881,7 +1190,9 @@ void kmem_cache_free(struct kmem_cache *c, void *b)
 		return;
 	if (unlikely(!virt_addr_valid(b)))
 		slob_wild_pointer("kmem_cache_free", b);
-	if (c->size < PAGE_SIZE)
+	if (unlikely(c->flags & SLAB_TYPESAFE_BY_RCU))
+		slob_free_rcu(c, b, &x);
+	else if (c->size < PAGE_SIZE)
 		slob_cache_free(c, b, &x);
 	else
 		slob_cache_free_pages(c, b, &x);
@@ -944,6 +1255,27 @@ void get_slabinfo(struct kmem_cache *c, struct slabinfo *sinfo)
 	sinfo->num_slabs = sinfo->active_slabs;
 	sinfo->objects_per_slab = paged ? 1 : (unsigned int)SLOB_PAGE_UNITS / slob_object_units(c);
 	sinfo->cache_order = paged ? get_order(c->size) : 0;
+}
+
+/*
+ * Counts for stats.c (the kernel's /sys/kernel/slab files).  A SLOB cache
+ * has no slabs of its own: its objects share the slob pages with every
+ * other cache, so partial and cpu slabs are 0 and the slab counts are
+ * those of get_slabinfo (pages of page-backed caches); SLUB's tunables
+ * have no SLOB counterpart (CACHE_STAT_NONE).
+ */
+void get_cache_stats(struct kmem_cache *c, struct cache_stats *st)
+{
+	struct slabinfo si;
+
+	get_slabinfo(c, &si);
+	st->objs_per_slab = si.objects_per_slab;
+	st->order = si.cache_order;
+	st->objects = si.active_objs;
+	st->total_objects = si.num_objs;
+	st->slabs = si.num_slabs;
+	st->partial = st->objects_partial = st->cpu_slabs = 0;
+	st->min_partial = st->cpu_partial = st->slabs_cpu_partial = CACHE_STAT_NONE;
 }
 
 void slabinfo_show_stats(FILE *f, struct kmem_cache *c)

@@ -9,6 +9,8 @@
  *   unit        2 bytes (one slob_t); every SLOB size and offset is in units.
  *   block       a run of units inside one page, free or allocated.
  *   slob page   an order-0 page with PG_slab set, carved into blocks.
+ *   object map  per slob page, one bit per 8 bytes: set where a live
+ *               object (the pointer its user holds) starts.
  */
 #ifndef USLAB_MM_SLOB_DEF_H
 #define USLAB_MM_SLOB_DEF_H
@@ -26,7 +28,8 @@
 struct slab {
 	unsigned long __page_flags;	/* PG_slab (set once), PG_slob_free (slob_lock) */
 	struct list_head slab_list;	/* on a free_slob_* list while PG_slob_free (slob_lock) */
-	void *__unused_1;		/* overlays page->mapping: always NULL */
+	unsigned long *objmap;		/* live object starts, a bit per 8 bytes; NULL once
+					 * the page leaves SLOB (overlays page->mapping; slob_lock) */
 	void *freelist;			/* first free block, NULL when units == 0 (slob_lock) */
 	long units;			/* free units in the page (slob_lock) */
 	unsigned int __unused_2;	/* overlays _mapcount: left at -1 */

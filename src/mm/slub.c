@@ -81,10 +81,14 @@
  *    cmpxchg on the fast path are unnecessary.  A cpu slab held by another
  *    live thread cannot be taken from it; kmem_cache_shrink asks for it
  *    with c->flush_request, honoured in that thread's next slow path or at
- *    its exit.  There is no RCU: empty slabs of SLAB_TYPESAFE_BY_RCU caches
- *    are kept on the partial list (never given back while the cache lives),
- *    which keeps every object type-safe for lockless readers; they are
- *    freed by kmem_cache_destroy.  No pfmemalloc reserves, one node.
+ *    its exit.  RCU is liburcu's (rcu.c): a slab of a SLAB_TYPESAFE_BY_RCU
+ *    cache is discarded as any other (out of the counts and lists at once),
+ *    but free_slab() hands it to call_rcu() through slab->rcu_head and
+ *    rcu_free_slab() gives its pages back after the grace period, so a
+ *    reader inside rcu_read_lock() only ever finds objects of the cache
+ *    there; the free pointer of such a cache lies outside the object
+ *    (slub_cache.c), so a freed object keeps its contents for such readers.
+ *    No pfmemalloc reserves, one node.
  *
  * 7. Hardening.  Free pointers are stored as ptr ^ s->random ^
  *    bswap(address of the pointer), so a leaked free object shows no heap
@@ -111,11 +115,12 @@
  *    n->full with U, fill red zones and poison, and record owner tracks.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "slub_internal.h"
+#include "memcontrol.h"
+#include "track.h"
 #include "os/os.h"
 
 const char *const allocator_name = "slub";
@@ -166,50 +171,7 @@ static struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 	return c;
 }
 
-/* ======================= free pointers ======================= */
-
-static noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object);
-
-static __always_inline void set_freepointer(const struct kmem_cache *s, void *object, void *fp)
-{
-	unsigned long ptr_addr = (unsigned long)object + s->offset;
-
-	/* why: an object pointing at itself is the naive double free */
-	if (CONFIG_SLAB_FREELIST_HARDENED && unlikely(object == fp))
-		naive_double_free(s, object);
-	*(void **)ptr_addr = freelist_ptr(s, fp, ptr_addr);
-}
-
-/* ======================= reports ======================= */
-
-__printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	slab_printk("=============================================================================\n");
-	slab_printk("BUG %s (Not tainted): %s\n", s->name, msg);
-	slab_printk("-----------------------------------------------------------------------------\n\n");
-}
-
-void print_slab_info(const struct slab *slab)
-{
-	union slab_counters v = slab_counters(slab);
-
-	slab_printk("Slab 0x%lx objects=%u used=%u fp=0x%lx flags=%#lx\n", (unsigned long)slab,
-		    v.objects, v.inuse, (unsigned long)READ_ONCE(slab->freelist),
-		    READ_ONCE(slab->__page_flags));
-}
-
-void print_object_line(const struct kmem_cache *s, const struct slab *slab,
-		       const void *object)
-{
-	slab_printk("Object 0x%lx @offset=%lu\n", (unsigned long)object,
-		    (unsigned long)((const char *)object - (char *)slab_objects_start(s, slab)));
-}
+/* ======================= reports of bad frees ======================= */
 
 static __noreturn __cold void slab_abort(const char *where)
 {
@@ -217,7 +179,11 @@ static __noreturn __cold void slab_abort(const char *where)
 	abort();
 }
 
-static noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object)
+/*
+ * Always fatal, even under slab_error=repair: it fires inside a freelist
+ * update (set_freepointer), where the only way on would corrupt the list.
+ */
+noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object)
 {
 	struct slab *slab = virt_to_slab(object);
 
@@ -230,65 +196,102 @@ static noinline __cold __noreturn void naive_double_free(const struct kmem_cache
 	slab_abort("set_freepointer");
 }
 
-static noinline __cold __noreturn void free_invalid_pointer(const char *fn, const void *x,
-							     const char *why)
+/* After a bad free's report: abort (slab_error=abort, the default), or
+ * under slab_error=repair leave x alone and go on. */
+static void bad_free_done(const char *where, const char *cache, const void *x)
 {
-	slab_printk("%s: invalid pointer 0x%lx (%s)\n", fn, (unsigned long)x, why);
-	slab_abort(fn);
+	if (!slab_error_repair())
+		slab_printk("kernel BUG at mm/slub.c:%s!\n", where);
+	slab_error_done();
+	slab_printk("FIX %s: Object at 0x%lx not freed\n", cache, (unsigned long)x);
 }
 
-static noinline __cold __noreturn void free_wrong_cache(const struct kmem_cache *s,
-							 const struct kmem_cache *t, const void *x)
+static noinline __cold void free_invalid_pointer(const char *fn, const void *x, const char *why)
+{
+	slab_printk("%s: invalid pointer 0x%lx (%s)\n", fn, (unsigned long)x, why);
+	bad_free_done(fn, fn, x);
+}
+
+static noinline __cold void free_wrong_cache(const struct kmem_cache *s,
+					     const struct kmem_cache *t, void *x)
 {
 	slab_warn("mm/slub.c:cache_from_obj",
 		  "cache_from_obj: Wrong slab cache. %s but object is from %s\n", s->name, t->name);
+	print_tracking(t, x);
 	slab_printk("Object 0x%lx not freed\n", (unsigned long)x);
-	slab_abort("cache_from_obj");
+	bad_free_done("cache_from_obj", s->name, x);
 }
 
-static noinline __cold __noreturn void free_bad_object(const struct kmem_cache *s,
-							const struct slab *slab, const void *x)
+static noinline __cold void free_bad_object(const struct kmem_cache *s,
+					    const struct slab *slab, const void *x)
 {
 	slab_bug(s, "Invalid object pointer 0x%lx", (unsigned long)x);
 	print_slab_info(slab);
 	slab_printk("0x%lx is not the start of an object of %u bytes; nothing was freed\n",
 		    (unsigned long)x, s->size);
-	slab_abort("free_consistency_checks");
+	bad_free_done("free_consistency_checks", s->name, x);
 }
 
 /* The slab x belongs to; x must be an object start of a slab of s (s NULL:
- * any cache).  Reports and aborts on anything else. */
+ * any cache).  Anything else is reported, and NULL returned (after the
+ * abort of slab_error=abort, or under slab_error=repair). */
 static struct slab *object_slab_checked(const struct kmem_cache *s, const void *x, const char *fn)
 {
 	struct slab *slab = virt_to_slab(x);
 	const struct kmem_cache *t;
 	unsigned long off;
 
-	if (unlikely(!slab))
+	if (unlikely(!slab)) {
 		free_invalid_pointer(fn, x, "not a slab object");
+		return NULL;
+	}
 	t = slab->slab_cache;
-	if (unlikely(s && t != s))
-		free_wrong_cache(s, t, x);
+	if (unlikely(s && t != s)) {
+		free_wrong_cache(s, t, (void *)x);
+		return NULL;
+	}
 	off = (unsigned long)x - (unsigned long)slab_objects_start(t, slab);
 	if (unlikely(off >= (unsigned long)slab_counters(slab).objects * t->size ||
-		     obj_offset_index(t, off) > t->size_limit))
+		     obj_offset_index(t, off) > t->size_limit)) {
 		free_bad_object(t, slab, x);
+		return NULL;
+	}
 	return slab;
 }
 
+/* ======================= checked free pointers (§7) ======================= */
+
+/* Is p an object of slab?  What a decoded free pointer must be. */
+static bool object_in_slab(const struct kmem_cache *s, const struct slab *slab, const void *p)
+{
+	unsigned long off = (unsigned long)p - (unsigned long)slab_objects_start(s, slab);
+
+	return off < (unsigned long)slab_counters(slab).objects * s->size &&
+	       obj_offset_index(s, off) <= s->size_limit;
+}
+
+/*
+ * A free pointer (held by object; NULL: the head of a freelist) decodes to
+ * fp, no object of slab: a write after free or a forged pointer.  Reported
+ * before fp is ever handed out; the list ends there, and the objects after
+ * it stay counted as allocated (lost, never handed out twice).
+ */
+static noinline __cold void freelist_corrupt(const struct kmem_cache *s, const struct slab *slab,
+					     const void *object, const void *fp)
+{
+	slab_bug(s, "Freepointer corrupt");
+	if (object)
+		slab_printk("INFO: Object 0x%lx: free pointer 0x%lx is not an object of its slab\n",
+			    (unsigned long)object, (unsigned long)fp);
+	else
+		slab_printk("INFO: Freelist head 0x%lx is not an object of its slab\n",
+			    (unsigned long)fp);
+	print_slab_info(slab);
+	slab_error_done();
+	slab_fix(s, "Freelist cut: the objects after it stay allocated");
+}
+
 /* ======================= slab freelist+counters updates ======================= */
-
-static void slab_lock(struct slab *slab)
-{
-	while (test_and_set_bit_lock(PG_locked, &slab->__page_flags))
-		while (test_bit(PG_locked, &slab->__page_flags))
-			__builtin_ia32_pause();
-}
-
-static void slab_unlock(struct slab *slab)
-{
-	clear_bit_unlock(PG_locked, &slab->__page_flags);
-}
 
 static inline u128 slab_pair(void *freelist, unsigned long counters)
 {
@@ -330,10 +333,10 @@ static __always_inline bool cmpxchg_double_slab(const struct kmem_cache *s, stru
 }
 
 /* May an empty slab go back to the page allocator now?  Not while the node
- * keeps fewer than min_partial slabs, and never for RCU caches (§6). */
-static bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n)
+ * keeps fewer than min_partial slabs (RCU caches too: free_slab defers, §6). */
+bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n)
 {
-	return READ_ONCE(n->nr_partial) >= s->min_partial && !(s->flags & SLAB_TYPESAFE_BY_RCU);
+	return READ_ONCE(n->nr_partial) >= s->min_partial;
 }
 
 /* ======================= freelist randomisation ======================= */
@@ -374,6 +377,8 @@ static void *next_freelist_entry(const struct kmem_cache *s, unsigned int *pos, 
 
 static inline void *setup_object(const struct kmem_cache *s, void *object)
 {
+	if (unlikely(kmem_cache_debug(s)))
+		setup_object_debug(s, object);
 	if (unlikely(s->ctor))
 		s->ctor(object);
 	return object;
@@ -451,11 +456,17 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 	}
 	slab->objects = oo_objects(oo);
 	slab->slab_cache = s;
+	if (unlikely(kmem_cache_debug(s)))
+		setup_slab_debug(s, slab);
 	if (!shuffle_freelist(s, slab))
 		linear_freelist(s, slab);
 	slab->inuse = slab->objects;
 	slab->frozen = 1;
-	inc_slabs_node(s, slab_nid(slab), slab->objects);
+	if (unlikely(memcheck_active()))
+		new_slab_memcheck(s, slab);
+	/* why not for the debug path: it counts a slab when it lists it */
+	if (likely(!slab_debug_path(s)))
+		inc_slabs_node(s, slab_nid(slab), slab->objects);
 	return slab;
 }
 
@@ -471,17 +482,37 @@ static void __free_slab(struct slab *slab)
 	struct folio *folio = slab_folio(slab);
 	unsigned int order = folio_order(folio);
 
+	memcg_free_slab_cgroups(slab);
 	slab->slab_cache = NULL;	/* overlays page->mapping */
 	__folio_clear_slab(folio);
 	__free_pages(folio_page(folio, 0), order);
+}
+
+/* SLAB_TYPESAFE_BY_RCU: the grace period after free_slab() is over. */
+static void rcu_free_slab(struct rcu_head *head)
+{
+	rcu_callback_enter(head);
+	__free_slab(container_of(head, struct slab, rcu_head));
+	rcu_callback_exit();
+}
+
+/* An empty slab, on no list and out of its node's counts, goes back. */
+void free_slab(struct kmem_cache *s, struct slab *slab)
+{
+	if (unlikely(slab_debug_path(s)))
+		free_slab_debug(s, slab);
+	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
+		call_rcu(&slab->rcu_head, rcu_free_slab);	/* pages back after readers (§6) */
+	else
+		__free_slab(slab);
+	stat(s, FREE_SLAB);
 }
 
 /* Give an empty slab that is on no list and no CPU's back to the pages. */
 void discard_slab(struct kmem_cache *s, struct slab *slab)
 {
 	dec_slabs_node(s, slab_nid(slab), slab->objects);
-	__free_slab(slab);
-	stat(s, FREE_SLAB);
+	free_slab(s, slab);
 }
 
 /* ======================= the per-CPU partial chain ======================= */
@@ -672,13 +703,21 @@ static void *get_freelist(const struct kmem_cache *s, struct slab *slab)
 	return freelist;
 }
 
-/* Count the cpu freelist; returns its last object (NULL if empty). */
-static void *cpu_freelist_tail(const struct kmem_cache *s, void *freelist, unsigned int *count)
+/* Count the cpu freelist of slab; returns its last object (NULL if empty).
+ * Hardened: a free pointer that is no object of slab ends it (reported). */
+static void *cpu_freelist_tail(const struct kmem_cache *s, const struct slab *slab,
+			       void *freelist, unsigned int *count)
 {
 	void *tail = NULL;
 
 	*count = 0;
 	while (freelist) {
+		if (CONFIG_SLAB_FREELIST_HARDENED && unlikely(!object_in_slab(s, slab, freelist))) {
+			freelist_corrupt(s, slab, tail, freelist);
+			if (tail)
+				set_freepointer(s, tail, NULL);
+			break;
+		}
 		tail = freelist;
 		freelist = get_freepointer(s, freelist);
 		++*count;
@@ -736,7 +775,7 @@ static void deactivate_slab(struct kmem_cache *s, struct slab *slab, void *freel
 	int tail = READ_ONCE(slab->freelist) ? DEACTIVATE_TO_TAIL : DEACTIVATE_TO_HEAD;
 	enum slab_modes l = M_NONE, m;
 	unsigned int free_delta;
-	void *freelist_tail = cpu_freelist_tail(s, freelist, &free_delta);
+	void *freelist_tail = cpu_freelist_tail(s, slab, freelist, &free_delta);
 	union slab_counters old, new;
 	void *old_freelist, *new_freelist;
 	bool lock = false;
@@ -855,7 +894,7 @@ static void slub_cpu_dead(unsigned int cpu)
 
 /* ======================= allocation slow path ======================= */
 
-static noinline __cold void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid)
+noinline __cold void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid)
 {
 	struct kmem_cache_node *n;
 	char flags[256];
@@ -915,6 +954,21 @@ static bool cpu_partial_to_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu 
 	return slab != NULL;
 }
 
+/* c->freelist (c->lock held), checked (§7): a head that is no object of
+ * the cpu slab is reported and dropped. */
+static void *cpu_freelist_checked_locked(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	void *freelist = c->freelist;
+
+	if (CONFIG_SLAB_FREELIST_HARDENED && freelist &&
+	    unlikely(!object_in_slab(s, c->slab, freelist))) {
+		freelist_corrupt(s, c->slab, NULL, freelist);
+		WRITE_ONCE(c->freelist, NULL);
+		return NULL;
+	}
+	return freelist;
+}
+
 /* Refill an empty c->freelist from the cpu slab's remote frees (c->lock held).
  * Returns the first object, or NULL after dropping a full cpu slab. */
 static void *cpu_slab_refill_locked(struct kmem_cache *s, struct kmem_cache_cpu *c)
@@ -946,7 +1000,9 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	for (;;) {
 		if (c->slab) {
 			spin_lock(&c->lock);
-			freelist = c->freelist ? c->freelist : cpu_slab_refill_locked(s, c);
+			freelist = cpu_freelist_checked_locked(s, c);
+			if (!freelist)
+				freelist = cpu_slab_refill_locked(s, c);
 			if (freelist) {
 				WRITE_ONCE(c->freelist, get_freepointer(s, freelist));
 				spin_unlock(&c->lock);
@@ -985,6 +1041,11 @@ static void *slab_pop_locked(struct kmem_cache *s, struct kmem_cache_node *n, st
 		new = old;
 		new.inuse++;
 		next = get_freepointer(s, object);
+		if (CONFIG_SLAB_FREELIST_HARDENED && next && unlikely(!object_in_slab(s, slab, next))) {
+			freelist_corrupt(s, slab, object, next);
+			next = NULL;
+			new.inuse = new.objects;	/* the cut-off objects stay allocated */
+		}
 		if (listed != (next != NULL)) {		/* a retry may undo it */
 			if (listed)
 				remove_partial(n, slab);
@@ -1027,17 +1088,27 @@ static void *slab_alloc_nocpu(struct kmem_cache *s, gfp_t gfpflags, int node)
 	return object;
 }
 
-static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node)
+/* One object by a slow path: the debug path (slub_debug.c), a CPU's slow
+ * path, or the path of a thread without a CPU. */
+static void *slab_alloc_one(struct kmem_cache *s, gfp_t gfpflags, int node,
+			    struct kmem_cache_cpu *c, unsigned long addr)
+{
+	if (unlikely(slab_debug_path(s)))
+		return slab_alloc_debug(s, gfpflags, node, addr);
+	if (likely(c))
+		return ___slab_alloc(s, gfpflags, node, c);
+	return slab_alloc_nocpu(s, gfpflags, node);
+}
+
+static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+				   unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 	void *object;
 
 	if (node != 0)
 		node = NUMA_NO_NODE;	/* only node 0 has memory: any node will do */
-	if (likely(c))
-		object = ___slab_alloc(s, gfpflags, node, c);
-	else
-		object = slab_alloc_nocpu(s, gfpflags, node);
+	object = slab_alloc_one(s, gfpflags, node, c, addr);
 	if (likely(object) && unlikely(gfpflags & __GFP_ZERO))
 		memset(object, 0, READ_ONCE(s->object_size));
 	return object;
@@ -1133,14 +1204,21 @@ static void do_slab_free(struct kmem_cache *s, struct slab *slab, void *head, vo
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
 }
 
-static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn)
+static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
+				    unsigned long addr)
 {
 	struct slab *slab;
 
 	if (unlikely(!x))
 		return;
 	slab = object_slab_checked(s, x, fn);
-	do_slab_free(s, slab, x, x, 1);
+	if (unlikely(!slab))
+		return;		/* reported; left alone under slab_error=repair */
+	memcg_slab_free_hook(s, slab, x);
+	if (unlikely(slab_debug_path(s)))
+		slab_free_debug(s, slab, x, addr);
+	else
+		do_slab_free(s, slab, x, x, 1);
 }
 
 /* ======================= the fast paths ======================= */
@@ -1150,42 +1228,89 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  *
  *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
  *     slab_alloc_node        pop c->freelist                     [fast]
- *       __slab_alloc         no CPU yet, or the cpu freelist empty
- *         ___slab_alloc      remote frees (get_freelist) -> partial chain
+ *       __slab_alloc         no CPU yet, the cpu freelist empty (or its
+ *         slab_alloc_one     head corrupt), or a debug-path cache:
+ *           slab_alloc_debug debug, failslab, memcheck (slub_debug.c)
+ *           ___slab_alloc    remote frees (get_freelist) -> partial chain
  *                            -> get_partial_node -> new_slab
- *         slab_alloc_nocpu   thread without a CPU id: under list_lock
+ *           slab_alloc_nocpu thread without a CPU id: under list_lock
  *   kmem_cache_free / kfree
  *     slab_free              push onto c->freelist if x is in the cpu slab [fast]
  *       slab_free_slow       validate x (object_slab_checked), then
+ *         slab_free_debug    a debug-path cache (slub_debug.c), or
  *         do_slab_free       the cpu slab after all, or
  *           __slab_free      cmpxchg_double onto slab->freelist; freeze a
  *                            full slab onto this CPU's chain; free empties
  *   kmem_cache_free_bulk -> build_detached_freelist -> do_slab_free
  *
- * Budget.  alloc: one TLS load, two loads to find c, load and test the
- * freelist head, decode its free pointer (load, two XORs, bswap), one
- * store, a test of the gfp flags.  free: find c, a range check against the
- * cpu slab and an exact-division check (multiply, rotate, compare), a
- * compare with the freelist head (naive double free), encode, two
- * stores.  No lock, no atomic read-modify-write, no call.
+ * Budget.  alloc: one TLS load, two loads to find c, load the freelist
+ * head and check it is an object of the cpu slab (hardened: subtract,
+ * compare, the exact-division multiply, rotate, compare; else a NULL
+ * test), decode its free pointer (load, two XORs, bswap), one store, a
+ * test of the gfp flags.  free: find c, a range check against the cpu
+ * slab and an exact-division check (multiply, rotate, compare), a compare
+ * with the freelist head (naive double free), encode, two stores.  No
+ * lock, no atomic read-modify-write, no call.  Debug-path caches never
+ * have a cpu slab, so they fail the first range check on either path.
  */
-static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node)
+
+/* May the fast path hand out object, the head of c->freelist?  Hardened
+ * (§7): only an object of the cpu slab, so that a corrupted free pointer
+ * is caught before its value is handed out; without a cpu slab the range
+ * is empty, so one test rejects NULL and "no slab" too. */
+static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache *s,
+						   const struct kmem_cache_cpu *c,
+						   const void *object)
+{
+	unsigned long off;
+
+	if (!CONFIG_SLAB_FREELIST_HARDENED)
+		return object != NULL;
+	off = (unsigned long)object - READ_ONCE(c->slab_start);
+	return off < READ_ONCE(c->slab_bytes) && obj_offset_index(s, off) <= s->size_limit;
+}
+
+static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gfpflags,
+						  int node, unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	void *object;
 
 	if (unlikely(!c))
-		return __slab_alloc(s, gfpflags, node);	/* thread not attached yet */
+		return __slab_alloc(s, gfpflags, node, addr);	/* thread not attached yet */
 	object = READ_ONCE(c->freelist);
-	if (unlikely(!object))
-		return __slab_alloc(s, gfpflags, node);
+	if (unlikely(!cpu_freelist_object_ok(s, c, object)))
+		return __slab_alloc(s, gfpflags, node, addr);
 	WRITE_ONCE(c->freelist, get_freepointer(s, object));
 	if (unlikely(gfpflags & __GFP_ZERO))
 		memset(object, 0, READ_ONCE(s->object_size));
 	return object;
 }
 
-static __always_inline void slab_free(struct kmem_cache *s, void *x, const char *fn)
+/* An allocation charged to the thread's memory cgroup (memcontrol.h). */
+static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags, int node,
+					    unsigned long addr)
+{
+	struct obj_cgroup *objcg;
+	void *object;
+
+	if (!memcg_slab_pre_alloc_hook(s, &objcg, 1, gfpflags))
+		return NULL;
+	object = slab_alloc_node_fast(s, gfpflags, node, addr);
+	memcg_slab_post_alloc_hook(s, objcg, gfpflags, 1, &object);
+	return object;
+}
+
+static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
+					     unsigned long addr)
+{
+	if (memcg_slab_wants_charge(s, gfpflags))	/* __GFP_ACCOUNT or SLAB_ACCOUNT */
+		return slab_alloc_node_memcg(s, gfpflags, node, addr);
+	return slab_alloc_node_fast(s, gfpflags, node, addr);
+}
+
+static __always_inline void slab_free(struct kmem_cache *s, void *x, const char *fn,
+				      unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	unsigned long off;
@@ -1200,35 +1325,37 @@ static __always_inline void slab_free(struct kmem_cache *s, void *x, const char 
 	head = READ_ONCE(c->freelist);
 	if (unlikely(x == head))
 		goto slow;		/* reported there: naive double free */
+	if (unlikely(!memcg_slab_free_fast(s, c->slab, x)))
+		goto slow;		/* an uncharge the stock cannot take */
 	set_freepointer(s, x, head);
 	WRITE_ONCE(c->freelist, x);
 	return;
 slow:
-	slab_free_slow(s, x, fn);
+	slab_free_slow(s, x, fn, addr);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
 {
-	return slab_alloc_node(s, gfpflags, NUMA_NO_NODE);
+	return slab_alloc_node(s, gfpflags, NUMA_NO_NODE, _RET_IP_);
 }
 EXPORT_SYMBOL(kmem_cache_alloc);
 
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node)
 {
-	return slab_alloc_node(s, gfpflags, node);
+	return slab_alloc_node(s, gfpflags, node, _RET_IP_);
 }
 EXPORT_SYMBOL(kmem_cache_alloc_node);
 
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
-	slab_free(s, x, "kmem_cache_free");
+	slab_free(s, x, "kmem_cache_free", _RET_IP_);
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
 /* ======================= kmalloc ======================= */
 
 /* kmalloc of size 0, above the largest cache, or before the caches exist. */
-static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node)
+static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned long addr)
 {
 	struct kmem_cache *s;
 
@@ -1238,39 +1365,42 @@ static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node)
 	s = kmalloc_slab(size, flags);
 	if (unlikely(ZERO_OR_NULL_PTR(s)))
 		return s;
-	return slab_alloc_node(s, flags, node);
+	return slab_alloc_node(s, flags, node, addr);
 }
 
 /* why inline lookup: __kmalloc is then one function, no call on the fast path */
-static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int node)
+static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int node,
+						  unsigned long addr)
 {
 	struct kmem_cache *s;
 
 	/* why size - 1: one compare sends both 0 and too big to kmalloc_slow */
 	if (unlikely(size - 1 >= KMALLOC_MAX_CACHE_SIZE))
-		return kmalloc_slow(size, flags, node);
+		return kmalloc_slow(size, flags, node, addr);
 	s = kmalloc_slab_inline(size, flags);
 	if (unlikely(!s))
-		return kmalloc_slow(size, flags, node);
-	return slab_alloc_node(s, flags, node);
+		return kmalloc_slow(size, flags, node, addr);
+	return slab_alloc_node(s, flags, node, addr);
 }
 
 void *__kmalloc(size_t size, gfp_t flags)
 {
-	return kmalloc_node_inline(size, flags, NUMA_NO_NODE);
+	return kmalloc_node_inline(size, flags, NUMA_NO_NODE, _RET_IP_);
 }
 EXPORT_SYMBOL(__kmalloc);
 
 void *__kmalloc_node(size_t size, gfp_t flags, int node)
 {
-	return kmalloc_node_inline(size, flags, node);
+	return kmalloc_node_inline(size, flags, node, _RET_IP_);
 }
 EXPORT_SYMBOL(__kmalloc_node);
 
 static noinline void kfree_large(struct folio *folio, const void *x)
 {
-	if (unlikely(!folio_test_large_kmalloc(folio)))
+	if (unlikely(!folio_test_large_kmalloc(folio))) {
 		free_invalid_pointer("kfree", x, "not a slab object or large kmalloc: double free?");
+		return;
+	}
 	free_large_kmalloc(folio, (void *)x);
 }
 
@@ -1285,21 +1415,24 @@ void kfree(const void *x)
 	 * >= max_pfn for any address outside the arena (max_pfn pages end
 	 * exactly at arena_end): one range check instead of three */
 	pfn = virt_to_pfn(x);
-	if (unlikely(!pfn_valid(pfn)))
+	if (unlikely(!pfn_valid(pfn))) {
 		free_invalid_pointer("kfree", x, "not in the arena");
+		return;
+	}
 	folio = page_folio(pfn_to_page(pfn));
 	if (unlikely(!folio_test_slab(folio))) {
 		kfree_large(folio, x);
 		return;
 	}
-	slab_free(folio_slab(folio)->slab_cache, (void *)x, "kfree");
+	slab_free(folio_slab(folio)->slab_cache, (void *)x, "kfree", _RET_IP_);
 }
 EXPORT_SYMBOL(kfree);
 
 static inline unsigned int slab_ksize(const struct kmem_cache *s)
 {
-	/* debug metadata lives in the padding: only the object is usable */
-	if (s->flags & (SLAB_RED_ZONE | SLAB_POISON))
+	/* debug metadata lives in the padding: only the object is usable;
+	 * memcheck sees only the object as the program's */
+	if ((s->flags & (SLAB_RED_ZONE | SLAB_POISON)) || memcheck_active())
 		return s->object_size;
 	/* the free pointer or tracks follow the object */
 	if (s->flags & (SLAB_TYPESAFE_BY_RCU | SLAB_STORE_USER))
@@ -1313,12 +1446,16 @@ size_t __ksize(const void *object)
 
 	if (unlikely(ZERO_OR_NULL_PTR(object)))
 		return 0;
-	if (unlikely(!virt_addr_valid(object)))
+	if (unlikely(!virt_addr_valid(object))) {
 		free_invalid_pointer("ksize", object, "not in the arena");
+		return 0;
+	}
 	folio = virt_to_folio(object);
 	if (unlikely(!folio_test_slab(folio))) {
-		if (!folio_test_large_kmalloc(folio))
+		if (!folio_test_large_kmalloc(folio)) {
 			free_invalid_pointer("ksize", object, "not a slab object or large kmalloc");
+			return 0;
+		}
 		return folio_size(folio);
 	}
 	return slab_ksize(folio_slab(folio)->slab_cache);
@@ -1329,23 +1466,27 @@ size_t __ksize(const void *object)
 int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size, void **p)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	struct obj_cgroup *objcg = NULL;
 	size_t i;
 	void *object;
 
+	if (memcg_slab_wants_charge(s, flags) && !memcg_slab_pre_alloc_hook(s, &objcg, size, flags))
+		return 0;
 	for (i = 0; i < size; i++) {
 		object = c ? c->freelist : NULL;
-		if (likely(object)) {
+		if (likely(c && cpu_freelist_object_ok(s, c, object))) {
 			WRITE_ONCE(c->freelist, get_freepointer(s, object));
 			p[i] = object;
 			continue;
 		}
-		p[i] = c ? ___slab_alloc(s, flags, NUMA_NO_NODE, c) :
-			   slab_alloc_nocpu(s, flags, NUMA_NO_NODE);
+		p[i] = slab_alloc_one(s, flags, NUMA_NO_NODE, c, _RET_IP_);
 		if (unlikely(!p[i])) {
+			memcg_slab_cancel_charge(s, objcg, size);
 			kmem_cache_free_bulk(s, i, p);	/* all or nothing */
 			return 0;
 		}
 	}
+	memcg_slab_post_alloc_hook(s, objcg, flags, size, p);
 	if (unlikely(flags & __GFP_ZERO))
 		for (i = 0; i < size; i++)
 			memset(p[i], 0, READ_ONCE(s->object_size));
@@ -1362,16 +1503,19 @@ struct detached_freelist {
 	struct kmem_cache *s;		/* their cache */
 };
 
-/* Start a detached freelist with p[size] (not NULL); false if it was a large
- * kmalloc, which is freed at once. */
+/* Start a detached freelist with p[size] (not NULL); false if it was dealt
+ * with at once: a large kmalloc, an object of a debug-path cache (freed
+ * alone, through its checks), or a bad pointer (reported). */
 static bool detached_freelist_start(struct kmem_cache *s, void *object,
-				    struct detached_freelist *df)
+				    struct detached_freelist *df, unsigned long addr)
 {
 	struct folio *folio;
 
 	if (!s) {	/* kfree_bulk: any kmalloc object */
-		if (unlikely(!virt_addr_valid(object)))
+		if (unlikely(!virt_addr_valid(object))) {
 			free_invalid_pointer("kfree_bulk", object, "not in the arena");
+			return false;
+		}
 		folio = virt_to_folio(object);
 		if (unlikely(!folio_test_slab(folio))) {
 			kfree_large(folio, object);
@@ -1379,7 +1523,15 @@ static bool detached_freelist_start(struct kmem_cache *s, void *object,
 		}
 	}
 	df->slab = object_slab_checked(s, object, s ? "kmem_cache_free_bulk" : "kfree_bulk");
+	if (unlikely(!df->slab))
+		return false;
 	df->s = df->slab->slab_cache;
+	memcg_slab_free_hook(df->s, df->slab, object);
+	if (unlikely(slab_debug_path(df->s))) {
+		slab_free_debug(df->s, df->slab, object, addr);
+		df->slab = NULL;
+		return false;
+	}
 	set_freepointer(df->s, object, NULL);
 	df->tail = object;
 	df->freelist = object;
@@ -1393,7 +1545,7 @@ static bool detached_freelist_start(struct kmem_cache *s, void *object,
  * how much of p is left to process.
  */
 static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
-				      struct detached_freelist *df)
+				      struct detached_freelist *df, unsigned long addr)
 {
 	size_t first_skipped_index = 0;
 	int lookahead = 3;
@@ -1406,18 +1558,20 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 	if (!object)
 		return 0;
 	p[size] = NULL;
-	if (!detached_freelist_start(s, object, df))
+	if (!detached_freelist_start(s, object, df, addr))
 		return size;
 	while (size) {
 		object = p[--size];
 		if (!object)
 			continue;
 		if (virt_to_slab(object) == df->slab) {
-			object_slab_checked(df->s, object, "kmem_cache_free_bulk");
+			p[size] = NULL;
+			if (!object_slab_checked(df->s, object, "kmem_cache_free_bulk"))
+				continue;	/* reported; left alone (repair) */
+			memcg_slab_free_hook(df->s, df->slab, object);
 			set_freepointer(df->s, object, df->freelist);
 			df->freelist = object;
 			df->cnt++;
-			p[size] = NULL;
 			continue;
 		}
 		if (!--lookahead)
@@ -1433,7 +1587,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 	struct detached_freelist df;
 
 	while (size) {
-		size = build_detached_freelist(s, size, p, &df);
+		size = build_detached_freelist(s, size, p, &df, _RET_IP_);
 		if (df.slab)
 			do_slab_free(df.s, df.slab, df.freelist, df.tail, df.cnt);
 	}

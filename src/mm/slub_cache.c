@@ -35,17 +35,11 @@
 
 #if CONFIG_SLUB
 #include "slub_internal.h"
+#include "track.h"
 #include "os/os.h"
 
-/* An owner track of SLAB_STORE_USER (5.17 layout: 152 bytes); room only. */
-#define TRACK_ADDRS_COUNT	16
-struct track {
-	unsigned long addr;			/* caller */
-	unsigned long addrs[TRACK_ADDRS_COUNT];	/* saved stack */
-	int cpu;				/* CPU of the operation */
-	int pid;				/* thread id */
-	unsigned long when;			/* time stamp */
-};
+/* The debug flags that need room in each slot (dropped by slub_debug=O). */
+#define DEBUG_METADATA_FLAGS	(SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER)
 
 /* The boot caches' successors and the node-structure cache. */
 static struct kmem_cache *kmem_cache_node;
@@ -158,11 +152,13 @@ static int calculate_order(unsigned int size)
 }
 
 /* Where the free pointer goes: outside the object when the object must keep
- * its contents while free (ctor, RCU, poison) or has no room for it. */
+ * its contents while free (ctor, RCU, poison), has no room for it, or
+ * memcheck must see no allocator data inside objects (memcheck.h). */
 static bool freeptr_outside_object(const struct kmem_cache *s)
 {
 	return (s->flags & (SLAB_TYPESAFE_BY_RCU | SLAB_POISON)) || s->ctor ||
-	       ((s->flags & SLAB_RED_ZONE) && s->object_size < sizeof(void *));
+	       ((s->flags & SLAB_RED_ZONE) && s->object_size < sizeof(void *)) ||
+	       memcheck_active();
 }
 
 /* Object layout: [red_left_pad][object][red zone][free pointer][tracks][pad] */
@@ -187,6 +183,7 @@ static unsigned int layout_object(struct kmem_cache *s)
 	}
 	if (flags & SLAB_STORE_USER)
 		size += 2 * sizeof(struct track);
+	s->red_left_pad = 0;
 	if (flags & SLAB_RED_ZONE) {
 		size += sizeof(void *);
 		s->red_left_pad = ALIGN((unsigned int)sizeof(void *), s->align);
@@ -298,6 +295,8 @@ static void early_kmem_cache_node_alloc(int node)
 	slab->freelist = get_freepointer(kmem_cache_node, n);
 	slab->inuse = 1;
 	slab->frozen = 0;
+	if (slab_debug_path(kmem_cache_node))
+		alloc_debug_early(kmem_cache_node, slab, n);
 	kmem_cache_node->node[node] = n;
 	init_kmem_cache_node(n);
 	inc_slabs_node(kmem_cache_node, node, slab->objects);
@@ -345,12 +344,24 @@ void __kmem_cache_release(struct kmem_cache *s)
 	free_kmem_cache_nodes(s);
 }
 
+/* slub_debug=O: metadata must not raise the smallest slab order. */
+static bool order_guard_drops_debug(struct kmem_cache *s)
+{
+	if (!slab_debug_order_guard() || !(s->flags & DEBUG_METADATA_FLAGS) ||
+	    get_order(s->size) <= get_order(s->object_size))
+		return false;
+	s->flags &= ~DEBUG_METADATA_FLAGS;
+	return true;
+}
+
 static int kmem_cache_open(struct kmem_cache *s, slab_flags_t flags)
 {
 	s->flags = kmem_cache_flags(s->size, flags, s->name);
 	if (CONFIG_SLAB_FREELIST_HARDENED)
 		os_random_bytes(&s->random, sizeof(s->random));
 	if (!calculate_sizes(s))
+		goto error;
+	if (order_guard_drops_debug(s) && !calculate_sizes(s))
 		goto error;
 	/* debug F/U/T need the slab lock's atomicity; only then no cmpxchg */
 	if (!(CONFIG_SLUB_DEBUG && (s->flags & SLAB_NO_CMPXCHG)))
@@ -376,8 +387,13 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size, unsigned int align,
 				      slab_flags_t flags, void (*ctor)(void *))
 {
-	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
+	struct kmem_cache *s;
 
+	/* why: a merge may grow object_size over a free pointer memcheck
+	 * needs outside the object; KASAN builds of the kernel do the same */
+	if (memcheck_active())
+		return NULL;
+	s = find_mergeable(size, align, flags, name, ctor);
 	if (s) {
 		s->refcount++;
 		/* why the free pointer may stay: the merged size fits in s->size */
@@ -387,11 +403,13 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size, unsig
 	return s;
 }
 
+/* The creation flags plus what slub_debug= gives a cache of this name. */
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags, const char *name)
 {
 	(void)object_size;
-	(void)name;
-	return flags;	/* slub_debug= per-cache settings arrive with debug mode (§8) */
+	if (!CONFIG_SLUB_DEBUG)
+		return flags;
+	return flags | (slab_debug_flags_for(name, flags) & (SLAB_DEBUG_FLAGS | SLAB_FAILSLAB));
 }
 
 /* Free objects of a slab on a node list (list_lock held). */
@@ -447,6 +465,7 @@ static unsigned int list_slab_objects(const struct kmem_cache *s, const struct s
 		if (map[i / 64] & (1UL << (i % 64)))
 			continue;
 		print_object_line(s, slab, start + (unsigned long)i * s->size);
+		print_tracking(s, start + (unsigned long)i * s->size);
 		budget--;
 	}
 	return budget;
@@ -526,7 +545,7 @@ static int __kmem_cache_do_shrink(struct kmem_cache *s)
 			union slab_counters v = slab_counters(slab);
 			unsigned int free = v.objects - v.inuse;
 
-			if (free == v.objects && !(s->flags & SLAB_TYPESAFE_BY_RCU)) {
+			if (free == v.objects) {
 				list_move(&slab->slab_list, &discard);
 				WRITE_ONCE(n->nr_partial, n->nr_partial - 1);
 			} else if (free && free <= SHRINK_PROMOTE_MAX) {
@@ -581,6 +600,78 @@ void slabinfo_show_stats(FILE *f, struct kmem_cache *s)
 	(void)s;
 }
 
+/* ---- get_cache_stats (stats.c: the kernel's /sys/kernel/slab files) ---- */
+
+/* Slabs on n's partial list and the objects allocated in them. */
+static void count_partial_inuse(struct kmem_cache_node *n, unsigned long *slabs,
+				unsigned long *inuse)
+{
+	struct slab *slab;
+
+	spin_lock(&n->list_lock);
+	list_for_each_entry(slab, &n->partial, slab_list) {
+		(*slabs)++;
+		*inuse += slab_counters(slab).inuse;
+	}
+	spin_unlock(&n->list_lock);
+}
+
+/*
+ * Frozen slabs of s, at most max: the cpu slabs and the slabs on per-CPU
+ * partial chains, the kernel's cpu_slabs.  What a CPU holds is private to
+ * its thread (slub.c), so they are found in the memory map instead: a walk
+ * of the online sections reading each slab's owner and counters racily (as
+ * the kernel's sysfs counts are read), which only the head page of a slab
+ * answers (tail pages carry no PG_slab).
+ */
+static unsigned long count_frozen_slabs(const struct kmem_cache *s, unsigned long max)
+{
+	unsigned long pfn, nr = 0;
+	struct folio *folio;
+	struct slab *slab;
+
+	/* why break: sections come online in address order */
+	for (pfn = 0; nr < max && pfn < memmap.max_pfn && pfn_valid(pfn); pfn++) {
+		folio = (struct folio *)pfn_to_page(pfn);
+		if (!folio_test_slab(folio))
+			continue;
+		slab = folio_slab(folio);
+		if (READ_ONCE(slab->slab_cache) == s && slab_counters(slab).frozen)
+			nr++;
+	}
+	return nr;
+}
+
+/*
+ * SLUB's counts.  slabs_cpu_partial (which frozen slabs sit on partial
+ * chains rather than being cpu slabs) cannot be told from outside the CPUs
+ * and is CACHE_STAT_NONE; cpu_slabs counts both.
+ */
+void get_cache_stats(struct kmem_cache *s, struct cache_stats *st)
+{
+	unsigned long slabs = 0, objs = 0, free = 0, partial = 0, partial_inuse = 0;
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n) {
+		slabs += (unsigned long)atomic_long_read(&n->nr_slabs);
+		objs += (unsigned long)atomic_long_read(&n->total_objects);
+		free += count_partial(n);
+		count_partial_inuse(n, &partial, &partial_inuse);
+	}
+	st->objs_per_slab = oo_objects(s->oo);
+	st->order = oo_order(s->oo);
+	st->slabs = slabs;
+	st->total_objects = objs;
+	st->objects = objs - min(free, objs);
+	st->partial = partial;
+	st->objects_partial = partial_inuse;
+	st->cpu_slabs = count_frozen_slabs(s, slabs - min(partial, slabs));
+	st->min_partial = s->min_partial;
+	st->cpu_partial = s->cpu_partial;
+	st->slabs_cpu_partial = CACHE_STAT_NONE;
+}
+
 int slabinfo_write_line(const char *line)
 {
 	(void)line;
@@ -622,6 +713,12 @@ static struct kmem_cache *bootstrap(struct kmem_cache *static_cache)
 			slab->slab_cache = s;
 			listed++;
 		}
+		if (kmem_cache_tracks_full(s)) {
+			list_for_each_entry(slab, &n->full, slab_list) {
+				slab->slab_cache = s;
+				listed++;
+			}
+		}
 		/* why: a full slab is on no list and would keep the static cache */
 		if (listed != atomic_long_read(&n->nr_slabs))
 			slab_panic("SLUB: bootstrap of %s found a full slab\n", s->name);
@@ -660,6 +757,7 @@ void kmem_cache_init(void)
 	setup_kmalloc_cache_index_table();
 	create_kmalloc_caches(0);
 	init_freelist_randomization();
+	track_init();	/* no SLUB lock is held here: see track.h */
 }
 
 #endif /* CONFIG_SLUB */

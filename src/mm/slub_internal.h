@@ -10,6 +10,7 @@
 
 #include "slab.h"
 #include "cpu.h"
+#include "memcheck.h"
 
 #define MIN_PARTIAL		5	/* empty slabs a node keeps at least ... */
 #define MAX_PARTIAL		10	/* ... and at most (min_partial clamp) */
@@ -51,9 +52,21 @@ static inline bool kmem_cache_debug(const struct kmem_cache *s)
 	return CONFIG_SLUB_DEBUG && unlikely(s->flags & SLAB_DEBUG_FLAGS);
 }
 
+/*
+ * Does s take the debug path (slub_debug.c) for every allocation and free?
+ * Debug caches, failslab caches, and every cache in memcheck mode.  Their
+ * slabs never become cpu slabs, so the fast paths see an empty c->freelist
+ * and a zero c->slab_bytes and never need to ask.
+ */
+static inline bool slab_debug_path(const struct kmem_cache *s)
+{
+	return (CONFIG_SLUB_DEBUG && unlikely(s->flags & (SLAB_DEBUG_FLAGS | SLAB_FAILSLAB))) ||
+	       memcheck_active();
+}
+
 static inline bool kmem_cache_has_cpu_partial(const struct kmem_cache *s)
 {
-	return CONFIG_SLUB_CPU_PARTIAL && !kmem_cache_debug(s);
+	return CONFIG_SLUB_CPU_PARTIAL && !slab_debug_path(s);
 }
 
 /* Full slabs are listed only when their objects must be walkable (U). */
@@ -142,6 +155,35 @@ static __always_inline void *get_freepointer(const struct kmem_cache *s, void *o
 
 	return freelist_ptr(s, *(void **)ptr_addr, ptr_addr);
 }
+
+/* Report "Object already free" for object == fp and abort (slub.c). */
+__noreturn __cold void naive_double_free(const struct kmem_cache *s, void *object);
+
+static __always_inline void set_freepointer(const struct kmem_cache *s, void *object, void *fp)
+{
+	unsigned long ptr_addr = (unsigned long)object + s->offset;
+
+	/* why: an object pointing at itself is the naive double free */
+	if (CONFIG_SLAB_FREELIST_HARDENED && unlikely(object == fp))
+		naive_double_free(s, object);
+	*(void **)ptr_addr = freelist_ptr(s, fp, ptr_addr);
+}
+
+/* ======================= slab_lock ======================= */
+
+/* The PG_locked bit spinlock of a slab: guards freelist+counters of caches
+ * without __CMPXCHG_DOUBLE (innermost lock). */
+static inline void slab_lock(struct slab *slab)
+{
+	while (test_and_set_bit_lock(PG_locked, &slab->__page_flags))
+		while (test_bit(PG_locked, &slab->__page_flags))
+			__builtin_ia32_pause();
+}
+
+static inline void slab_unlock(struct slab *slab)
+{
+	clear_bit_unlock(PG_locked, &slab->__page_flags);
+}
 /* ======================= node lists (list_lock held) ======================= */
 
 /*
@@ -203,15 +245,20 @@ static inline void dec_slabs_node(struct kmem_cache *s, int node, unsigned int o
 	atomic_long_sub(objects, &n->total_objects);
 }
 
-/* ---- slub.c, for slub_cache.c ---- */
-__printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...);
-void print_slab_info(const struct slab *slab);
-void print_object_line(const struct kmem_cache *s, const struct slab *slab, const void *object);
+/* ---- slub.c, for slub_cache.c and slub_debug.c ---- */
 unsigned long slub_random(void);
-/* A frozen slab with every object on slab->freelist and inuse = objects. */
+/* A frozen slab with every object on slab->freelist and inuse = objects;
+ * counted in its node's nr_slabs unless s takes the debug path (the debug
+ * path counts it under list_lock when it lists it). */
 struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node);
 /* Give an empty slab that is on no list and no CPU's back to the pages. */
 void discard_slab(struct kmem_cache *s, struct slab *slab);
+/* discard_slab() of a slab already taken out of its node's counts. */
+void free_slab(struct kmem_cache *s, struct slab *slab);
+/* May an empty slab of n go back to the page allocator now? (list_lock) */
+bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n);
+/* The allocation-failure report (unless __GFP_NOWARN). */
+void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid);
 /* s->cpu_slab: per-CPU state, zeroed (= empty) for every CPU; false if none. */
 bool alloc_kmem_cache_cpus(struct kmem_cache *s);
 /* This CPU gives back all it holds of s (bootstrap). */
@@ -220,5 +267,30 @@ void flush_this_cpu(struct kmem_cache *s);
 void flush_all(struct kmem_cache *s);
 /* __kmem_cache_shutdown's flush: every CPU, everything (s is idle). */
 void flush_all_cpus_locked(struct kmem_cache *s);
+
+/* ---- slub_debug.c ---- */
+/* Reports: the kernel's banner "BUG <cache> (Not tainted): ...", its
+ * "FIX <cache>: ..." lines, the slab line, the object line. */
+__printf(2, 3) void slab_bug(const struct kmem_cache *s, const char *fmt, ...);
+__printf(2, 3) void slab_fix(const struct kmem_cache *s, const char *fmt, ...);
+void print_slab_info(const struct slab *slab);
+void print_object_line(const struct kmem_cache *s, const struct slab *slab, const void *object);
+/* The alloc and free owner tracks of object (U), if any. */
+void print_tracking(const struct kmem_cache *s, void *object);
+/* The debug path (slab_debug_path(s)): one object from a node partial or
+ * new slab, all checks done; NULL when out of memory or failslab says so. */
+void *slab_alloc_debug(struct kmem_cache *s, gfp_t gfpflags, int node, unsigned long addr);
+/* Free object of slab (a checked object start of s) on the debug path. */
+void slab_free_debug(struct kmem_cache *s, struct slab *slab, void *object, unsigned long addr);
+/* New slab of a debug cache: poison it all (P) before objects are set up. */
+void setup_slab_debug(const struct kmem_cache *s, struct slab *slab);
+/* Each object of a new slab of a debug cache: INACTIVE, tracks cleared. */
+void setup_object_debug(const struct kmem_cache *s, void *object);
+/* memcheck: a new slab's objects become no-access once its freelist is built. */
+void new_slab_memcheck(const struct kmem_cache *s, struct slab *slab);
+/* Bootstrap's hand-taken kmem_cache_node object, on the debug path. */
+void alloc_debug_early(struct kmem_cache *s, struct slab *slab, void *object);
+/* A slab of the debug path goes back: check it (F), memcheck it undefined. */
+void free_slab_debug(const struct kmem_cache *s, struct slab *slab);
 
 #endif /* USLAB_MM_SLUB_INTERNAL_H */

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memcontrol.h - memory cgroup accounting of slab objects: the hooks SLUB
+ * and SLAB call on their allocation and free paths (mm/slab.h's memcg hooks
+ * of Linux 5.17), as inline fast parts over the out-of-line rest in
+ * memcontrol.c, whose top tells how accounting works.
+ *
+ * Glossary
+ *   memcg        a group (struct mem_cgroup): name, limit, page counter,
+ *                shrink callbacks.  Private to memcontrol.c.
+ *   objcg        struct obj_cgroup: the handle a charged object records.
+ *                It points at its group, and at the root group once the
+ *                group is destroyed (reparenting).  Private to memcontrol.c.
+ *   stock        per CPU, bytes already charged to one objcg that no object
+ *                holds yet: charges and uncharges of single objects move
+ *                bytes in and out of it without an atomic instruction.
+ *   vector       struct slab_objcgs, hung from slab->memcg_data: one objcg
+ *                pointer per object of the slab.
+ *   full size    what one object costs its group: s->size plus its slot
+ *                in the vector (the kernel's obj_full_size()).
+ *
+ * The allocators' use of the hooks (SLOB never calls them: it has no
+ * accounting, as in Linux):
+ *   alloc   if memcg_slab_wants_charge(s, gfp) (one test: __GFP_ACCOUNT or
+ *           SLAB_ACCOUNT), the allocation goes through a path that calls
+ *           memcg_slab_pre_alloc_hook (charge first; false = return NULL),
+ *           allocates, then memcg_slab_post_alloc_hook (record the objcg in
+ *           the vector, or uncharge what was not allocated).
+ *   free    after the pointer was validated: memcg_slab_free_hook, which
+ *           does nothing unless slab->memcg_data is set.
+ *   slab    memcg_free_slab_cgroups when a slab goes back to the pages.
+ */
+#ifndef USLAB_MM_MEMCONTROL_H
+#define USLAB_MM_MEMCONTROL_H
+
+#include "slab.h"
+#include "cpu.h"
+
+/* Bit 0 of slab->memcg_data: the rest points at a struct slab_objcgs. */
+#define MEMCG_DATA_OBJCGS	1UL
+/* Bit 1 of folio->memcg_data of a large kmalloc: the rest is its objcg. */
+#define MEMCG_DATA_KMEM		2UL
+#define MEMCG_DATA_FLAGS_MASK	3UL
+
+struct obj_cgroup;
+
+/* Per CPU: bytes charged to cached_objcg that no object holds (obj_stock). */
+struct obj_stock {
+	struct obj_cgroup *cached_objcg;	/* holds a reference, or NULL (owner; others READ_ONCE) */
+	unsigned int nr_bytes;			/* pre-charged bytes of cached_objcg (owner; WRITE_ONCE) */
+};
+
+/*
+ * The vector hung from slab->memcg_data | MEMCG_DATA_OBJCGS, allocated on
+ * the first charged object of a slab and freed with the slab.
+ */
+struct slab_objcgs {
+	struct list_head list;		/* on memcg_vectors (memcg_vectors_lock) */
+	struct kmem_cache *cache;	/* the slab's cache (constant) */
+	unsigned long base;		/* address of the slab's first object (constant) */
+	unsigned long mult;		/* ceil(2^64 / s->size): index by multiply (constant) */
+	unsigned int objects;		/* slots: objects per slab (constant) */
+	struct obj_cgroup *objcgs[];	/* objcg charged for each object, NULL if none
+					 * (the object's owner; READ_ONCE by reports) */
+};
+
+extern struct obj_stock __percpu *memcg_stock;	/* set before the first group exists */
+/* The objcg this thread charges (its active group's), NULL = charge nothing. */
+extern __thread struct obj_cgroup *active_objcg __attribute__((tls_model("initial-exec")));
+
+/* Out of line (memcontrol.c). */
+int obj_cgroup_charge_slow(struct obj_cgroup *objcg, gfp_t gfp, size_t size);
+void obj_cgroup_uncharge_slow(struct obj_cgroup *objcg, unsigned long size);
+void __memcg_slab_post_alloc_hook(struct kmem_cache *s, struct obj_cgroup *objcg,
+				  gfp_t flags, size_t size, void **p);
+void __memcg_free_slab_cgroups(struct slab *slab);
+/* cgroup.memory=nokmem: no kmalloc-cg caches, nothing is ever charged. */
+extern bool cgroup_memory_nokmem;
+
+static inline unsigned int obj_full_size(const struct kmem_cache *s)
+{
+	/* the slot in the vector is charged too, as the kernel does */
+	return s->size + (unsigned int)sizeof(struct obj_cgroup *);
+}
+
+static __always_inline struct slab_objcgs *slab_objcgs(const struct slab *slab)
+{
+	unsigned long data = READ_ONCE(slab->memcg_data);
+
+	return (struct slab_objcgs *)(data & ~MEMCG_DATA_FLAGS_MASK);
+}
+
+/*
+ * Index of the object holding address x of its slab: (x - base) / size by
+ * one multiply, the high half of (x - base) * ceil(2^64 / size).  Exact:
+ * the rounding up adds less than (x - base) * size / 2^64 < 1 to a product
+ * that is at most (size - 1) / size below the next integer.
+ */
+static __always_inline unsigned int slab_objcgs_index(const struct slab_objcgs *v, const void *x)
+{
+	return (unsigned int)(((u128)((unsigned long)x - v->base) * v->mult) >> 64);
+}
+
+/* Must this allocation be charged?  One test on the unaccounted fast path. */
+static __always_inline bool memcg_slab_wants_charge(const struct kmem_cache *s, gfp_t flags)
+{
+	return !CONFIG_SLOB && unlikely((flags & __GFP_ACCOUNT) | (s->flags & SLAB_ACCOUNT));
+}
+
+/* Take nr_bytes from this CPU's stock if it holds enough for objcg. */
+static __always_inline bool consume_obj_stock(struct obj_cgroup *objcg, unsigned int nr_bytes)
+{
+	struct obj_stock *stock = this_cpu_ptr_or_null(memcg_stock);
+
+	if (likely(stock) && likely(stock->cached_objcg == objcg) &&
+	    likely(stock->nr_bytes >= nr_bytes)) {
+		WRITE_ONCE(stock->nr_bytes, stock->nr_bytes - nr_bytes);
+		return true;
+	}
+	return false;
+}
+
+/* Give nr_bytes of objcg back to this CPU's stock (a page's worth at most). */
+static __always_inline void obj_cgroup_uncharge(struct obj_cgroup *objcg, unsigned int nr_bytes)
+{
+	struct obj_stock *stock = this_cpu_ptr_or_null(memcg_stock);
+
+	if (likely(stock) && likely(stock->cached_objcg == objcg) &&
+	    likely(stock->nr_bytes + nr_bytes <= PAGE_SIZE)) {
+		WRITE_ONCE(stock->nr_bytes, stock->nr_bytes + nr_bytes);
+		return;
+	}
+	obj_cgroup_uncharge_slow(objcg, nr_bytes);
+}
+
+/*
+ * memcg_slab_pre_alloc_hook - charge the calling thread's group for
+ * objects objects of s before they are allocated.
+ * @objcgp: receives the objcg charged, or NULL when the thread charges
+ *          nothing (no active group): pass it to the post hook.
+ *
+ * Return: false if the group's limit refuses the charge (after its shrink
+ * callbacks could not free enough): the allocation must fail.
+ */
+static __always_inline bool memcg_slab_pre_alloc_hook(struct kmem_cache *s,
+						      struct obj_cgroup **objcgp,
+						      size_t objects, gfp_t flags)
+{
+	struct obj_cgroup *objcg = active_objcg;
+
+	*objcgp = objcg;
+	if (!objcg)
+		return true;
+	if (likely(objects == 1) && likely(consume_obj_stock(objcg, obj_full_size(s))))
+		return true;
+	return obj_cgroup_charge_slow(objcg, flags, objects * obj_full_size(s)) == 0;
+}
+
+/*
+ * memcg_slab_post_alloc_hook - record objcg for each object of p[0..size)
+ * that was allocated, and uncharge the ones that were not (NULL).
+ */
+static __always_inline void memcg_slab_post_alloc_hook(struct kmem_cache *s,
+						       struct obj_cgroup *objcg,
+						       gfp_t flags, size_t size, void **p)
+{
+	struct slab_objcgs *v;
+
+	if (!objcg)
+		return;
+	if (likely(size == 1) && likely(p[0])) {
+		v = slab_objcgs(folio_slab(virt_to_folio(p[0])));
+		if (likely(v)) {
+			WRITE_ONCE(v->objcgs[slab_objcgs_index(v, p[0])], objcg);
+			return;
+		}
+	}
+	__memcg_slab_post_alloc_hook(s, objcg, flags, size, p);
+}
+
+/* Undo a pre-alloc charge of objects objects that were never handed out. */
+static inline void memcg_slab_cancel_charge(struct kmem_cache *s, struct obj_cgroup *objcg,
+					    size_t objects)
+{
+	if (objcg)
+		obj_cgroup_uncharge_slow(objcg, objects * obj_full_size(s));
+}
+
+/*
+ * memcg_slab_free_hook - uncharge object x (an object start of slab, already
+ * validated) to the objcg it was charged to, whichever thread frees it.
+ * Costs one test of slab->memcg_data when the slab has no vector.
+ */
+static __always_inline void memcg_slab_free_hook(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	struct slab_objcgs *v = slab_objcgs(slab);
+	struct obj_cgroup **slot, *objcg;
+
+	if (likely(!v))
+		return;
+	slot = &v->objcgs[slab_objcgs_index(v, x)];
+	objcg = READ_ONCE(*slot);
+	if (!objcg)
+		return;		/* allocated without a charge */
+	WRITE_ONCE(*slot, NULL);
+	obj_cgroup_uncharge(objcg, obj_full_size(s));
+}
+
+/*
+ * memcg_slab_free_fast - memcg_slab_free_hook for a free fast path that
+ * must not call out (the caller holds per-CPU state it read before): true
+ * when x needed no uncharge or was uncharged into this CPU's stock; false,
+ * with nothing done, sends the free to the slow path and its full hook.
+ */
+static __always_inline bool memcg_slab_free_fast(struct kmem_cache *s, struct slab *slab,
+						 void *x)
+{
+	struct slab_objcgs *v = slab_objcgs(slab);
+	struct obj_cgroup **slot, *objcg;
+	struct obj_stock *stock;
+	unsigned int size;
+
+	if (likely(!v))
+		return true;
+	slot = &v->objcgs[slab_objcgs_index(v, x)];
+	objcg = READ_ONCE(*slot);
+	if (!objcg)
+		return true;
+	stock = this_cpu_ptr_or_null(memcg_stock);
+	size = obj_full_size(s);
+	if (unlikely(!stock) || stock->cached_objcg != objcg || stock->nr_bytes + size > PAGE_SIZE)
+		return false;
+	WRITE_ONCE(*slot, NULL);
+	WRITE_ONCE(stock->nr_bytes, stock->nr_bytes + size);
+	return true;
+}
+
+/* A slab goes back to the pages: free its vector (every slot is NULL). */
+static __always_inline void memcg_free_slab_cgroups(struct slab *slab)
+{
+	if (unlikely(READ_ONCE(slab->memcg_data)))
+		__memcg_free_slab_cgroups(slab);
+}
+
+/*
+ * Large kmalloc (a folio straight from the page allocator): charged by
+ * whole pages to the active group when the caller asked for __GFP_ACCOUNT,
+ * as the kernel's __GFP_ACCOUNT page allocations are.  Charge returns false
+ * when the limit refuses; uncharge undoes it on free.
+ */
+bool __memcg_kmem_charge_folio(struct folio *folio, gfp_t gfp, unsigned int order);
+void __memcg_kmem_uncharge_folio(struct folio *folio);
+static __always_inline bool memcg_kmem_charge_folio(struct folio *folio, gfp_t gfp,
+						    unsigned int order)
+{
+	if (likely(!(gfp & __GFP_ACCOUNT)))
+		return true;
+	return __memcg_kmem_charge_folio(folio, gfp, order);
+}
+static __always_inline void memcg_kmem_uncharge_folio(struct folio *folio)
+{
+	if (unlikely(READ_ONCE(folio->memcg_data)))
+		__memcg_kmem_uncharge_folio(folio);
+}
+
+/* ---- the public API (exported as uslab_<name>; see <uslab/memcontrol.h>) ---- */
+struct mem_cgroup *mem_cgroup_create(const char *name, unsigned long limit_bytes);
+int mem_cgroup_destroy(struct mem_cgroup *memcg);
+struct mem_cgroup *set_active_memcg(struct mem_cgroup *memcg);
+struct mem_cgroup *get_active_memcg(void);
+struct mem_cgroup *root_mem_cgroup(void);
+int mem_cgroup_set_limit(struct mem_cgroup *memcg, unsigned long limit_bytes);
+const char *mem_cgroup_name(struct mem_cgroup *memcg);
+unsigned long mem_cgroup_usage(struct mem_cgroup *memcg);
+int mem_cgroup_stats(struct mem_cgroup *memcg, struct uslab_mem_cgroup_stats *st);
+void mem_cgroup_drain_stocks(void);
+int mem_cgroup_register_shrinker(struct mem_cgroup *memcg, uslab_memcg_shrink_fn shrink, void *arg);
+int mem_cgroup_unregister_shrinker(struct mem_cgroup *memcg, uslab_memcg_shrink_fn shrink,
+				   void *arg);
+struct mem_cgroup *mem_cgroup_from_obj(const void *p);
+void mem_cgroup_print_stats(FILE *f);
+
+#endif /* USLAB_MM_MEMCONTROL_H */
