@@ -19,7 +19,8 @@
 #     failed build of the rest.
 #     After the gcc build, tests/malloc/run.sh (the drop-in's own driver)
 #     runs per variant; its counts are added in.  So does tests/tools/run.sh
-#     (uslab's objects under valgrind's memcheck, ASan and LSan).
+#     (uslab's objects under valgrind's memcheck, ASan and LSan), and so does
+#     tests/introspect/run.sh (uslabinfo and uslabtop on live processes).
 #  3. tests/install/run.sh: make install into a temporary DESTDIR, then
 #     programs built against it with pkg-config and with CMake.  Then
 #     tests/docs/run.sh: the man pages render without warnings, document
@@ -166,6 +167,29 @@ tools_tests() {
 	done
 }
 tools_tests "$root"
+
+# introspect_tests DIR: tests/introspect/run.sh (uslabinfo and uslabtop
+# against live processes), per variant, on the gcc build; its closing line
+# "introspect-A: N passed, N failed, N skipped" is added up.
+introspect_tests() {
+	local dir="$1" a out t0 p f
+	[ -x tests/introspect/run.sh ] || return 0
+	for a in "${variants[@]}"; do
+		echo "== introspection: $a"
+		t0=$(date +%s)
+		out=$(CC=gcc tests/introspect/run.sh "$dir" "$a" 2>&1 </dev/null)
+		grep -vE '^introspect-[a-z]+: [0-9]+ passed, [0-9]+ failed' <<<"$out" |
+			sed -E "s/^(PASS|FAIL|SKIP) /\\1 introspect   $a  /"
+		read -r p f < <(sed -nE 's/^introspect-[a-z]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out" | tail -n 1)
+		if [ -z "${p:-}" ]; then
+			echo "FAIL  introspect-$a: tests/introspect/run.sh ended without its summary line"
+			p=0 f=1
+		fi
+		record "$p" "$f"
+		echo "== introspection: $a: $(elapsed "$t0")s"
+	done
+}
+introspect_tests "$root"
 
 run_config clang "$root/clang" clang "" all all
 

@@ -201,11 +201,11 @@ static void draw_summary(FILE *out, const struct top_row *rows, uint32_t n)
 		t.objs ? t.size_k / (double)t.objs : 0.0, t.max_k);
 }
 
-static void draw_row(FILE *out, const struct top_row *r)
+static void draw_row(FILE *out, const struct top_row *r, const char *eol)
 {
-	fprintf(out, "%6lu %6lu %3.0f%% %7.2fK %6lu %8lu %9luK %s\n", r->objs, r->active, r->use,
+	fprintf(out, "%6lu %6lu %3.0f%% %7.2fK %6lu %8lu %9luK %s%s", r->objs, r->active, r->use,
 		(double)r->obj_size / 1024.0, r->slabs, r->objs_per_slab, r->cache_size / 1024,
-		r->name);
+		r->name, eol);
 }
 
 /*
@@ -227,7 +227,7 @@ static void draw(FILE *out, const struct uslab_stats_header *h, const struct top
 	fprintf(out, "%s%s  OBJS ACTIVE  USE OBJ SIZE  SLABS OBJ/SLAB CACHE SIZE NAME%s%s", eol,
 		tty ? "\033[7m" : "", tty ? "\033[0m" : "", eol);
 	for (i = 0; i < n && (max_rows < 0 || (int)i < max_rows); i++)
-		draw_row(out, &rows[i]);
+		draw_row(out, &rows[i], eol);
 	if (tty)
 		fputs("\033[J", out);
 	fflush(out);

@@ -15,8 +15,9 @@
  * the program was started with:
  *   slab_nomerge                    every row measures its own cache, and
  *                                   slabinfo finds it under its own name;
- *   slub_debug=FLAGS,kmalloc-*      api=kmalloc with flags (the kernel's
- *                                   per-cache form, read by SLUB and SLAB).
+ *   slub_debug=FLAGS,kmalloc-SIZE   api=kmalloc with flags (the kernel's
+ *                                   per-cache form, read by SLUB and SLAB;
+ *                                   SIZE must be a kmalloc cache's size).
  * The cost of the default hardening is measured by running this program
  * from a build without it (bench/bench.mk: BUILD/unhardened), not here.
  *
@@ -70,14 +71,15 @@ static unsigned int parse_flags(const char *s)
 }
 
 /* Add our options to USLAB_OPTIONS before uslab reads it (its first use). */
-static void set_options(int kmalloc_api, const char *letters)
+static void set_options(int kmalloc_api, const char *letters, const char *kmalloc_name)
 {
 	const char *old = getenv("USLAB_OPTIONS");
 	char *opts;
 	int n;
 
 	if (kmalloc_api && strcmp(letters, "none"))
-		n = asprintf(&opts, "%s slab_nomerge slub_debug=%s,kmalloc-*", old ? old : "", letters);
+		n = asprintf(&opts, "%s slab_nomerge slub_debug=%s,%s", old ? old : "", letters,
+			     kmalloc_name);
 	else
 		n = asprintf(&opts, "%s slab_nomerge", old ? old : "");
 	if (n < 0 || setenv("USLAB_OPTIONS", opts, 1))
@@ -179,7 +181,8 @@ int main(int argc, char **argv)
 	flags = parse_flags(bench_opt_str(opts, "flags"));
 	if (!obj_size || obj_size > 8192 || !batch || batch > MAX_BATCH)
 		bench_die("debug_cost: need size in 1..8192, batch in 1..%d", MAX_BATCH);
-	set_options(kmalloc_api, bench_opt_str(opts, "flags"));
+	snprintf(kmalloc_name, sizeof(kmalloc_name), "kmalloc-%zu", obj_size);
+	set_options(kmalloc_api, bench_opt_str(opts, "flags"), kmalloc_name);
 	if (!kmalloc_api) {
 		cache = uslab_kmem_cache_create("debug_cost", (unsigned int)obj_size, 0, flags, NULL);
 		if (!cache)
@@ -188,7 +191,6 @@ int main(int argc, char **argv)
 	run_rounds(kmalloc_api, WARMUP_ROUNDS);
 	ns = run_timed(kmalloc_api, (uint64_t)(bench_opt_double(opts, "time") * 1e9));
 	bench_result("ns_per_pair", ns, "ns");
-	snprintf(kmalloc_name, sizeof(kmalloc_name), "kmalloc-%zu", obj_size);
 	bench_result("obj_size", (double)slabinfo_objsize(kmalloc_api ? kmalloc_name : "debug_cost"), "B");
 	if (cache)
 		uslab_kmem_cache_destroy(cache);

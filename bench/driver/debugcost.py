@@ -123,7 +123,7 @@ def _intro():
             "a byte in each, free them in order, repeat) on a cache of the row's size created "
             "with no flag (*default*) or with `SLAB_CONSISTENCY_CHECKS` (F), `SLAB_RED_ZONE` "
             "(Z), `SLAB_POISON` (P), `SLAB_STORE_USER` (U) or all four; the *kmalloc-64* rows "
-            "give the flags to the kmalloc caches with `USLAB_OPTIONS=slub_debug=FLAGS,kmalloc-*`"
+            "give the flags to the kmalloc-64 cache with `USLAB_OPTIONS=slub_debug=FLAGS,kmalloc-64`"
             ". Caches are not merged (`slab_nomerge`). Ratios are to the row's default column. "
             "*unhardened* is the same default run from a build with "
             "`-DCONFIG_SLAB_FREELIST_HARDENED=0 -DCONFIG_SLAB_FREELIST_RANDOM=0` "

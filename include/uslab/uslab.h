@@ -138,13 +138,14 @@ USLAB_API void uslab_memmap_stats(struct uslab_memmap_stats *st);
  * Draw this process's memory map into path: one cell per page of every
  * online section, coloured by what the page is (free, by order; on a CPU's
  * list; slab, by cache; large kmalloc; other), with a legend and counts.
- * The format follows the extension: ".svg" (a self-contained SVG) or
+ * The format follows the extension: ".svg" (a self-contained SVG),
  * ".html" / ".htm" (a page embedding the SVG, with a summary table and a
- * title per run of cells).  Both carry the counts as JSON in the element
- * with id "uslab-summary".  Returns 0, or -EINVAL (NULL path, other
- * extension), -ENOMEM, or the negated errno of a failed write (the file is
- * then left as it was).  See uslab(3); USLAB_OPTIONS map_at_exit=PATH
- * writes one when the process exits.
+ * title per run of cells) or ".png" (the map alone, 2 pixels per page).
+ * Each carries the counts as JSON: in the element with id "uslab-summary",
+ * or the PNG's iTXt chunk of that name.  Returns 0, or -EINVAL (NULL path,
+ * other extension), -ENOMEM, or the negated errno of a failed write (the
+ * file is then left as it was).  See uslab(3); USLAB_OPTIONS
+ * map_at_exit=PATH writes one when the process exits.
  */
 USLAB_API int uslab_memmap_picture_write(const char *path);
 

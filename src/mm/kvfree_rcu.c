@@ -460,6 +460,8 @@ static noinline void kvfree_call_rcu_slow(struct kfree_rcu_cpu *krcp, struct rcu
 	struct kfree_rcu_cpu_work *krwp = NULL;
 	bool queued = true;
 
+	if (bnode)
+		bnode->next = NULL;	/* a chain of one for krc_spare_put_locked */
 	spin_lock(&krcp->lock);
 	krc_spare_put_locked(krcp, bnode, true);
 	if (!krc_add_locked(krcp, ch, ptr)) {

@@ -31,7 +31,11 @@
  *      write of the allocator into it (so __GFP_ZERO's memset comes after);
  *      an object taken back: memcheck_free(obj, size) after the allocator's
  *      last access to the object bytes.
- *
+ *    - no stale copy of a pointer to an allocated object stays in memory
+ *      the tool scans for leaks (valgrind scans the arena's defined bytes):
+ *      a slot of a per-CPU array that handed the object out is cleared, as
+ *      the kernel's kmemleak_erase() does, or a leaked object would count as
+ *      still reachable.
  *    - kmalloc: the cache hands out a slot (memcheck_alloc of the cache's
  *      object size); the kmalloc path then shrinks the block to the size
  *      asked for with memcheck_kmalloc_resize(obj, slot, size), so that an
@@ -40,6 +44,10 @@
  *      (the caller may use it all, as in the kernel); krealloc() within the
  *      slot resizes the block to the new size, and copies only
  *      memcheck_kmalloc_size() bytes when it moves the object.
+ *    - the page allocator: a block handed out becomes memcheck_undefined()
+ *      (memcheck_defined() when it is known to be zero), a block freed
+ *      memcheck_noaccess() (the kernel's kasan_poison_pages), so that a use
+ *      after free is still seen once an empty slab has gone back to it.
  *
  * 3. LeakSanitizer: memcheck_init() registers the arena as a root region
  *    (when the LSan runtime is present), so memory of the C library's

@@ -179,7 +179,6 @@ static DEFINE_SPINLOCK(memcg_vectors_lock);	/* memcg_vectors */
 static LIST_HEAD(memcg_list);			/* online groups, oldest first (memcg_mutex) */
 static LIST_HEAD(memcg_pool);			/* FREE groups (memcg_mutex) */
 static LIST_HEAD(memcg_vectors);		/* every slab_objcgs (memcg_vectors_lock) */
-static unsigned long nr_memcg_online;		/* groups on memcg_list (memcg_mutex; READ_ONCE) */
 static bool memcg_initialized;			/* stocks, teardown and thread key set up */
 static pthread_key_t memcg_thread_key;		/* drops a thread's active group at its exit */
 
@@ -836,7 +835,7 @@ static unsigned long limit_to_pages(unsigned long limit_bytes)
 static void memcg_online_locked(struct mem_cgroup *memcg, const char *name,
 				unsigned long limit_bytes, struct obj_cgroup *objcg)
 {
-	memcg->magic = MEMCG_MAGIC;
+	WRITE_ONCE(memcg->magic, MEMCG_MAGIC);
 	strcpy(memcg->name, name);
 	atomic_long_set(&memcg->memory.usage, 0);
 	atomic_long_set(&memcg->memory.watermark, 0);
@@ -850,10 +849,9 @@ static void memcg_online_locked(struct mem_cgroup *memcg, const char *name,
 	atomic_long_set(&objcg->refcnt, 1);	/* the online group's */
 	smp_store_release(&objcg->memcg, memcg);
 	list_add_tail(&objcg->list, &memcg->objcg_list);
-	WRITE_ONCE(memcg->objcg, objcg);
+	smp_store_release(&memcg->objcg, objcg);	/* set_active_memcg() loads it */
 	WRITE_ONCE(memcg->state, MEMCG_ONLINE);
 	list_add_tail(&memcg->list, &memcg_list);
-	WRITE_ONCE(nr_memcg_online, nr_memcg_online + 1);
 }
 
 /* A FREE group from the pool, or spare (NULL if the pool is empty and spare
@@ -926,7 +924,6 @@ static long memcg_offline_locked(struct mem_cgroup *memcg)
 	long n = 0;
 
 	list_del(&memcg->list);
-	WRITE_ONCE(nr_memcg_online, nr_memcg_online - 1);
 	WRITE_ONCE(memcg->state, MEMCG_OFFLINE);
 	WRITE_ONCE(memcg->objcg, NULL);
 	list_for_each_entry(objcg, &memcg->objcg_list, list) {
@@ -1040,7 +1037,7 @@ struct mem_cgroup *set_active_memcg(struct mem_cgroup *memcg)
 	if (old && old != &root_memcg)
 		atomic_long_dec(&old->active);
 	active_memcg = memcg;
-	active_objcg = memcg && !cgroup_memory_nokmem ? READ_ONCE(memcg->objcg) : NULL;
+	active_objcg = memcg && !cgroup_memory_nokmem ? smp_load_acquire(&memcg->objcg) : NULL;
 	if (memcg)	/* arm the exit hook (cheap when already set) */
 		pthread_setspecific(memcg_thread_key, (void *)1);
 	return old;
@@ -1360,7 +1357,7 @@ struct mem_cgroup *mem_cgroup_from_obj(const void *p)
 	if (ZERO_OR_NULL_PTR(p) || !virt_addr_valid(p))
 		return NULL;
 	folio = virt_to_folio(p);
-	data = READ_ONCE(folio->memcg_data);
+	data = smp_load_acquire(&folio->memcg_data);	/* see slab_objcgs() */
 	if (folio_test_slab(folio) && (data & MEMCG_DATA_OBJCGS)) {
 		v = (struct slab_objcgs *)(data & ~MEMCG_DATA_FLAGS_MASK);
 		if ((unsigned long)p >= v->base && slab_objcgs_index(v, p) < v->objects)

@@ -85,7 +85,8 @@ static inline unsigned int obj_full_size(const struct kmem_cache *s)
 
 static __always_inline struct slab_objcgs *slab_objcgs(const struct slab *slab)
 {
-	unsigned long data = READ_ONCE(slab->memcg_data);
+	/* why acquire: pairs with the cmpxchg that published the vector */
+	unsigned long data = smp_load_acquire(&slab->memcg_data);
 
 	return (struct slab_objcgs *)(data & ~MEMCG_DATA_FLAGS_MASK);
 }

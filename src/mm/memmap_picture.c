@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * memmap_picture.c - the memory map as a picture: one cell per page of every
- * online section, coloured by what the page is, as SVG or as an HTML page.
+ * online section, coloured by what the page is, as SVG, HTML or PNG.
  *
  * 1. Overview
  *    memmap_picture_write(path) takes a snapshot of the memory map, then
@@ -11,7 +11,7 @@
  *      a. the caches: under slab_mutex, every cache on slab_caches is copied
  *         into a table (its address as an identity only, its name, its
  *         slabinfo), sorted by address;
- *      b. SLOB only: the pages of its three free lists (uslab_slob_list_pages,
+ *      b. SLOB only: the pages of its three free lists (slob_list_pages(),
  *         under slob_lock);
  *      c. the pages: page_alloc_walk() holds every page allocator lock, shows
  *         us every free block (buddy lists and every CPU's lists), and then,
@@ -36,11 +36,13 @@
  *      slab of cache   head PG_slab, slab_owner_cache()       by cache: the 12 biggest
  *                      (SLUB, SLAB)                           caches their own, the rest grey
  *      SLOB list       head PG_slab, page on free_slob_small/ one per list; "full" = on no
- *                      medium/large (SLOB has no per-cache    list.  SLOB's caches of objects
- *                      pages)                                 of a page or more are "pages"
+ *                      medium/large (SLOB's pages are shared  list
+ *                      by every cache and kmalloc)
+ *      object of cache SLOB: an object of a page or more,     by cache, as slabs above
+ *                      whose folio->mapping names its cache
  *      large kmalloc   head PG_large_kmalloc                  magenta
  *      pages           any other allocated page (alloc_pages  dark grey
- *                      users, SLOB's page-sized objects)
+ *                      users; SLOB's pages of object maps)
  *    A slab whose cache is not in the table (made after step a) is drawn
  *    black.  Pages outside online sections are not drawn.
  *
@@ -54,10 +56,11 @@
  *      pages_online.
  *    - pages_free (buddy + pcp, counted cell by cell) == the allocator's
  *      nr_free_pages() read under the same locks, always.
- *    - Per cache (SLUB, SLAB): slabs counted == slabinfo num_slabs and
- *      pages == num_slabs << order, whenever no slab of it was made or freed
- *      between steps a and c (always in a quiet process); SLOB: the pages of
- *      each list equal uslab_slob_get_info()'s.
+ *    - Per cache: slabs counted == slabinfo num_slabs and pages ==
+ *      num_slabs << order (SLOB: its caches of objects of a page or more
+ *      count one slab per object, and the others none), whenever no slab of
+ *      it was made or freed between steps a and c (always in a quiet
+ *      process); SLOB: the pages of each list equal uslab_slob_get_info()'s.
  *    Reads of struct page other than the free lists race with their owners
  *    (a slab being set up): a page may be drawn in the state it is leaving.
  *
@@ -68,8 +71,11 @@
  *    The counts are in the element with id "uslab-summary" as JSON (SVG:
  *    <metadata>, HTML: <script type="application/json">); the HTML page
  *    adds the legend and a table comparing the counts with the
- *    allocator's own statistics.  Files are written to PATH.tmp.PID and
- *    renamed, so a reader never sees half a picture.
+ *    allocator's own statistics.  A PNG is the map alone, PNG_CELL pixels
+ *    per page, with the same JSON in an iTXt chunk "uslab-summary"; its
+ *    image data is stored, not compressed (no zlib in the library).
+ *    Files are written to PATH.tmp.PID and renamed, so a reader never sees
+ *    half a picture.
  *    USLAB_OPTIONS map_at_exit=PATH writes one from a destructor when the
  *    process exits (%p in PATH is the pid, %% a '%').
  */
@@ -154,24 +160,25 @@ struct pic_slot {
 	struct pic_count count;		/* pages and blocks drawn in it */
 };
 
-/* Legend entries: free orders, pcp, 4 SLOB lists or the caches plus
- * "other caches" and "unlisted", large kmalloc, pages. */
-#define PIC_MAX_SLOTS	(MAX_ORDER_LIMIT + PIC_CACHE_COLOURS + 8)
+/* Legend entries: free orders, pcp, SLOB's 4 lists, the caches with a
+ * colour, "another cache", "unlisted", large kmalloc, pages. */
+#define PIC_MAX_SLOTS	(MAX_ORDER_LIMIT + 1 + 4 + PIC_CACHE_COLOURS + 4)
+#define PIC_NO_SLOT	UINT_MAX	/* a cache without pages has no legend entry */
 
+/* One call's snapshot, on its stack: no lock guards it. */
 struct picture {
 	struct pic_cell *cells;		/* cells[pfn], capacity entries mapped */
 	unsigned long capacity;		/* memmap.max_pfn */
 	unsigned long online;		/* pages online at the walk */
 	unsigned long nr_free;		/* the allocator's free pages at the walk */
-	struct pic_cache *caches;	/* sorted by key */
+	struct pic_cache *caches;	/* the cache table, sorted by key */
 	unsigned int *rank;		/* cache indices, most pages first */
-	unsigned int nr_caches;
+	unsigned int nr_caches;		/* entries of caches and rank */
 	size_t caches_bytes;		/* mapped for caches + rank */
 	struct pic_count fixed[CAT_CACHE];	/* counts of the categories below CAT_CACHE */
 	unsigned int fixed_slot[CAT_CACHE];	/* their legend entries */
 	struct pic_slot slots[PIC_MAX_SLOTS];	/* the legend */
-	unsigned int nr_slots;
-	unsigned long slob_list_pages[3];	/* SLOB: pages on each list (step b) */
+	unsigned int nr_slots;		/* entries of slots used */
 	int pid;			/* getpid() */
 };
 
@@ -313,20 +320,37 @@ static __no_sanitize_thread const void *pic_slab_owner(const struct page *page)
 #endif
 }
 
+/* The category of cache s's pages, or otherwise if s is not in the table. */
+static unsigned int pic_cache_cat(const struct picture *pic, const void *s, unsigned int otherwise)
+{
+	struct pic_cache key, *c;
+
+	if (!pic->caches || !s)
+		return otherwise;
+	key.key = s;
+	c = bsearch(&key, pic->caches, pic->nr_caches, sizeof(key), pic_cmp_key);
+	return c ? CAT_CACHE + (unsigned int)(c - pic->caches) : otherwise;
+}
+
 /* Which cell category a slab head page gets. */
 static __no_sanitize_thread unsigned int pic_slab_cat(const struct picture *pic,
 						      const struct page *page, unsigned long pfn)
 {
-	struct pic_cache key, *c;
 	unsigned int cat = pic->cells[pfn].cat;
 
 	if (CONFIG_SLOB)	/* step b left the page's list here, if it was on one */
 		return cat >= CAT_SLOB_SMALL && cat <= CAT_SLOB_LARGE ? cat : CAT_SLOB_FULL;
-	key.key = pic_slab_owner(page);
-	if (!pic->caches)
-		return CAT_SLAB_UNLISTED;
-	c = bsearch(&key, pic->caches, pic->nr_caches, sizeof(key), pic_cmp_key);
-	return c ? CAT_CACHE + (unsigned int)(c - pic->caches) : CAT_SLAB_UNLISTED;
+	return pic_cache_cat(pic, pic_slab_owner(page), CAT_SLAB_UNLISTED);
+}
+
+/* Any other allocated head page: under SLOB, an object of a page or more
+ * names its cache in folio->mapping (slob.c); others are just pages. */
+static __no_sanitize_thread unsigned int pic_pages_cat(const struct picture *pic,
+						       const struct page *page)
+{
+	if (!CONFIG_SLOB)
+		return CAT_PAGES;
+	return pic_cache_cat(pic, *(void *const volatile *)&page->mapping, CAT_PAGES);
 }
 
 /* An allocated page that is its own head: what its flags say it is. */
@@ -344,6 +368,8 @@ static __no_sanitize_thread void pic_classify_head(struct picture *pic, unsigned
 		cell.cat = (uint16_t)pic_slab_cat(pic, page, pfn);
 	else if (flags & BIT(PG_large_kmalloc))
 		cell.cat = CAT_LARGE_KMALLOC;
+	else
+		cell.cat = (uint16_t)pic_pages_cat(pic, page);
 	pic->cells[pfn] = cell;
 }
 
@@ -532,12 +558,14 @@ static void pic_free_slots(struct picture *pic)
 	pic_fixed_slot(pic, CAT_PCP, PIC_PCP_COLOUR, "free, on a CPU's page list (pcp)");
 }
 
-static void pic_slob_slots(struct picture *pic)
+/* SLOB's lists take the first four colours of the palette. */
+static void pic_slob_slots(struct picture *pic, bool *used)
 {
 	pic_fixed_slot(pic, CAT_SLOB_SMALL, pic_palette[0], "SLOB page on the small list (< 256 B)");
 	pic_fixed_slot(pic, CAT_SLOB_MEDIUM, pic_palette[2], "SLOB page on the medium list (< 1 KiB)");
 	pic_fixed_slot(pic, CAT_SLOB_LARGE, pic_palette[1], "SLOB page on the large list (< 4 KiB)");
 	pic_fixed_slot(pic, CAT_SLOB_FULL, pic_palette[3], "SLOB page, full (on no list)");
+	used[0] = used[1] = used[2] = used[3] = true;
 }
 
 /* The same cache gets the same colour in every picture unless a bigger
@@ -553,21 +581,33 @@ static unsigned int pic_name_colour(const char *name, const bool *used)
 	return h;
 }
 
-static void pic_cache_slots(struct picture *pic)
+/* What a cache's pages hold: SLOB's caches own only objects of a page or more. */
+static const char *pic_cache_what(void)
 {
-	bool used[ARRAY_SIZE(pic_palette)] = { false };
-	unsigned int i, colour, other = PIC_MAX_SLOTS;
+	return CONFIG_SLOB ? "object of" : "slab of";
+}
+
+/* Legend entries of the caches that have pages: the biggest their own
+ * colour, the rest one grey; a cache without pages gets none. */
+static void pic_cache_slots(struct picture *pic, bool *used)
+{
+	unsigned int i, colour, own = 0, other = PIC_NO_SLOT;
 	struct pic_cache *c;
 
 	for (i = 0; i < pic->nr_caches; i++) {
 		c = &pic->caches[pic->rank[i]];
-		if (i < PIC_CACHE_COLOURS && c->count.pages) {
+		c->slot = PIC_NO_SLOT;
+		if (!c->count.pages)
+			continue;
+		if (own++ < PIC_CACHE_COLOURS) {
 			colour = pic_name_colour(c->name, used);
 			used[colour] = true;
-			c->slot = pic_add_slot(pic, pic_palette[colour], "slab of %s", c->name);
+			c->slot = pic_add_slot(pic, pic_palette[colour], "%s %s", pic_cache_what(),
+					       c->name);
 		} else {
-			if (other == PIC_MAX_SLOTS)
-				other = pic_add_slot(pic, PIC_OTHER_COLOUR, "slab of another cache");
+			if (other == PIC_NO_SLOT)
+				other = pic_add_slot(pic, PIC_OTHER_COLOUR, "%s another cache",
+						     pic_cache_what());
 			c->slot = other;
 		}
 		pic->slots[c->slot].count.pages += c->count.pages;
@@ -580,12 +620,13 @@ static void pic_cache_slots(struct picture *pic)
 
 static void pic_legend(struct picture *pic)
 {
+	bool used[ARRAY_SIZE(pic_palette)] = { false };
+
 	pic_rank_caches(pic);
 	pic_free_slots(pic);
 	if (CONFIG_SLOB)
-		pic_slob_slots(pic);
-	else
-		pic_cache_slots(pic);
+		pic_slob_slots(pic, used);
+	pic_cache_slots(pic, used);
 	pic_fixed_slot(pic, CAT_LARGE_KMALLOC, PIC_LARGE_COLOUR, "large kmalloc");
 	pic_fixed_slot(pic, CAT_PAGES, PIC_PAGES_COLOUR, "other allocated pages (alloc_pages)");
 }
@@ -679,7 +720,7 @@ static void put_json_cache(FILE *f, const struct picture *pic, const struct pic_
 		"\"objects_per_slab\": %u, \"active_objs\": %lu, \"num_objs\": %lu, \"colour\": ",
 		c->count.pages, c->count.blocks, c->info.num_slabs, c->info.cache_order,
 		c->info.objects_per_slab, c->info.active_objs, c->info.num_objs);
-	if (CONFIG_SLOB)	/* SLOB colours its pages by list, not by cache */
+	if (c->slot == PIC_NO_SLOT)
 		fputs("null", f);
 	else
 		fprintf(f, "\"#%06x\"", pic->slots[c->slot].rgb);
@@ -790,7 +831,7 @@ static unsigned long pic_legend_height(const struct picture *pic)
 static void put_cat_text(FILE *f, const struct picture *pic, unsigned int cat, unsigned int order)
 {
 	if (cat >= CAT_CACHE) {
-		fputs("slab of ", f);
+		fprintf(f, "%s ", pic_cache_what());
 		put_xml(f, pic->caches[cat - CAT_CACHE].name);
 		fprintf(f, ", order %u", order);
 	} else if (cat < CAT_PCP) {
@@ -990,7 +1031,7 @@ static void put_html_cache_row(FILE *f, const struct picture *pic, const struct 
 	bool same = c->count.blocks == c->info.num_slabs && c->count.pages == want;
 
 	fprintf(f, "<tr><td><span class=\"sw\" style=\"background:#%06x\"></span>",
-		pic->slots[c->slot].rgb);
+		c->slot == PIC_NO_SLOT ? PIC_BACKGROUND : pic->slots[c->slot].rgb);
 	put_xml(f, c->name);
 	fprintf(f, "</td><td>%lu</td><td>%lu</td><td>%lu</td><td>%u</td><td>%lu</td>%s</tr>\n",
 		c->count.blocks, c->count.pages, c->info.num_slabs, c->info.cache_order, want,
@@ -1001,13 +1042,13 @@ static void put_html_caches(FILE *f, const struct picture *pic)
 {
 	unsigned int i;
 
-	if (CONFIG_SLOB) {
+	fputs("<h2>Slab caches (slabinfo)</h2>\n", f);
+	if (CONFIG_SLOB)
 		fputs("<p>SLOB shares its pages between every cache and kmalloc, so they are "
-		      "coloured by the list they are on, not by cache; its caches of objects of "
-		      "a page or more count as other allocated pages.</p>\n", f);
-		return;
-	}
-	fputs("<h2>Slab caches (slabinfo)</h2>\n<table>\n<tr><th>cache</th><th>slabs on the map"
+		      "coloured by the list they are on; only a cache of objects of a page or "
+		      "more has pages of its own (one object each), which its slabinfo counts "
+		      "as slabs.</p>\n", f);
+	fputs("<table>\n<tr><th>cache</th><th>slabs on the map"
 	      "</th><th>pages on the map</th><th>num_slabs</th><th>order</th>"
 	      "<th>num_slabs &lt;&lt; order</th><th>agree</th></tr>\n", f);
 	for (i = 0; i < pic->nr_caches; i++)

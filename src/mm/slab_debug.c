@@ -166,9 +166,11 @@ unsigned int slab_debug_slot_size(struct kmem_cache *s, slab_flags_t *flags)
 	if (*flags & SLAB_TYPESAFE_BY_RCU)
 		*flags &= ~SLAB_POISON;
 	end = debug_slot_end(s, *flags);
-	/* 'O': no debug words where they would need a bigger slab */
-	if ((*flags & DEBUG_METADATA_FLAGS) && slab_debug_order_guard() &&
-	    get_order(end) > get_order(s->object_size)) {
+	/* 'O': no debug words where they would need a bigger slab; none ever
+	 * where the slot would outgrow the largest slab */
+	if ((*flags & DEBUG_METADATA_FLAGS) &&
+	    ((slab_debug_order_guard() && get_order(end) > get_order(s->object_size)) ||
+	     end > (PAGE_SIZE << KMALLOC_MAX_ORDER))) {
 		*flags &= ~DEBUG_METADATA_FLAGS;
 		end = debug_slot_end(s, *flags);
 	}

@@ -97,6 +97,7 @@
 #include <uslab/slobinfo.h>
 #include "slab.h"
 #include "memcheck.h"
+#include "os/os.h"
 
 /* ---- units and the in-page block encoding ---- */
 
@@ -263,39 +264,61 @@ static void clear_slob_page_free(struct slab *sp)
 #define BITS_PER_LONG		(8 * sizeof(unsigned long))
 #endif
 #define SLOB_OBJMAP_GRAIN	8UL	/* every object pointer is 8-aligned */
-#define SLOB_OBJMAP_LONGS	(PAGE_SIZE / SLOB_OBJMAP_GRAIN / BITS_PER_LONG)
+#define SLOB_OBJMAP_BITS	(PAGE_SIZE / SLOB_OBJMAP_GRAIN)
+/* Two bitmaps per page: live object starts, then which of them are kmalloc's. */
+#define SLOB_OBJMAP_LONGS	(2 * SLOB_OBJMAP_BITS / BITS_PER_LONG)
 #define SLOB_OBJMAP_BYTES	(SLOB_OBJMAP_LONGS * sizeof(unsigned long))
 _Static_assert(ARCH_SLAB_MINALIGN % SLOB_OBJMAP_GRAIN == 0 &&
 	       SLOB_KMALLOC_MINALIGN % SLOB_OBJMAP_GRAIN == 0,
 	       "every object pointer must start a grain of the object map");
 
-/* Free maps, each linking the next through its first word (slob_lock). */
-static unsigned long *slob_objmap_pool;
+/*
+ * The maps sit outside the arena, like the kernel's page_ext: one reserved
+ * range with SLOB_OBJMAP_BYTES per pfn, committed a section's worth at a
+ * time (so that it costs no VMA per page) the first time one of the
+ * section's pages becomes a slob page.
+ */
+static unsigned long *slob_objmaps;		/* map of pfn p at p * LONGS (constant) */
+static unsigned char *slob_objmap_committed;	/* per section: its maps are usable (slob_lock) */
 
 static unsigned long slob_objmap_bit(const void *p)
 {
 	return ((unsigned long)p & ~PAGE_MASK) / SLOB_OBJMAP_GRAIN;
 }
 
-/* Does a live object start at p, in sp (slob_lock held)? */
-static bool slob_objmap_live(const struct slab *sp, const void *p)
+static bool slob_objmap_test(const struct slab *sp, unsigned long bit)
 {
-	unsigned long bit = slob_objmap_bit(p);
-
 	return sp->objmap && (sp->objmap[bit / BITS_PER_LONG] & BIT(bit % BITS_PER_LONG));
 }
 
-static void slob_objmap_set(struct slab *sp, const void *p)
+/* Does a live object start at p, in sp (slob_lock held)? */
+static bool slob_objmap_live(const struct slab *sp, const void *p)
+{
+	return slob_objmap_test(sp, slob_objmap_bit(p));
+}
+
+/* Is the live object at p a kmalloc object (slob_lock held)? */
+static bool slob_objmap_kmalloc(const struct slab *sp, const void *p)
+{
+	return slob_objmap_test(sp, SLOB_OBJMAP_BITS + slob_objmap_bit(p));
+}
+
+static void slob_objmap_set(struct slab *sp, const void *p, bool kmalloc)
 {
 	unsigned long bit = slob_objmap_bit(p);
 
 	sp->objmap[bit / BITS_PER_LONG] |= BIT(bit % BITS_PER_LONG);
+	bit += SLOB_OBJMAP_BITS;
+	if (kmalloc)
+		sp->objmap[bit / BITS_PER_LONG] |= BIT(bit % BITS_PER_LONG);
 }
 
 static void slob_objmap_clear(struct slab *sp, const void *p)
 {
 	unsigned long bit = slob_objmap_bit(p);
 
+	sp->objmap[bit / BITS_PER_LONG] &= ~BIT(bit % BITS_PER_LONG);
+	bit += SLOB_OBJMAP_BITS;
 	sp->objmap[bit / BITS_PER_LONG] &= ~BIT(bit % BITS_PER_LONG);
 }
 
@@ -310,45 +333,44 @@ static const void *slob_objmap_next(const struct slab *sp, const void *p, const 
 	return NULL;
 }
 
-/* Cut a page from the page allocator into maps for the pool (slob_lock held). */
-static void slob_objmap_fill(struct page *page)
+/* Reserve the maps of every pfn of the arena (address space only). */
+static void slob_objmap_init(void)
 {
-	unsigned long *map = page_address(page);
-	unsigned long i;
+	size_t bytes = PAGE_ALIGN(memmap.max_pfn * SLOB_OBJMAP_BYTES);
+	size_t sections = (memmap.max_pfn >> PFN_SECTION_SHIFT) + 1;
 
-	for (i = 0; i < PAGE_SIZE / SLOB_OBJMAP_BYTES; i++, map += SLOB_OBJMAP_LONGS) {
-		map[0] = (unsigned long)slob_objmap_pool;
-		slob_objmap_pool = map;
-	}
+	slob_objmaps = os_reserve(bytes, PAGE_SIZE);
+	slob_objmap_committed = os_map(PAGE_ALIGN(sections));
+	if (!slob_objmaps || !slob_objmap_committed)
+		slab_panic("SLOB: cannot reserve %zu bytes for object maps\n", bytes);
 }
 
-/* An empty map for a new slob page; NULL without memory.  Pages of maps
- * stay in the pool: one holds the maps of PAGE_SIZE / 64 slob pages. */
-static unsigned long *slob_objmap_get(gfp_t gfp)
+/* Make sure the maps of pfn's section are committed (slob_lock held). */
+static bool slob_objmap_commit(unsigned long pfn)
 {
-	unsigned long *map;
-	struct page *page;
+	unsigned long section = pfn_to_section_nr(pfn);
+	size_t bytes = PAGES_PER_SECTION * SLOB_OBJMAP_BYTES;
+	char *start = (char *)(slob_objmaps + (section << PFN_SECTION_SHIFT) * SLOB_OBJMAP_LONGS);
 
-	spin_lock(&slob_lock);
-	while (!slob_objmap_pool) {
-		spin_unlock(&slob_lock);	/* why: no page allocation under slob_lock */
-		page = alloc_pages(gfp & ~__GFP_ZERO, 0);
-		if (!page)
-			return NULL;
-		spin_lock(&slob_lock);
-		slob_objmap_fill(page);
-	}
-	map = slob_objmap_pool;
-	slob_objmap_pool = (unsigned long *)map[0];
-	spin_unlock(&slob_lock);
-	memset(map, 0, SLOB_OBJMAP_BYTES);
-	return map;
+	if (slob_objmap_committed[section])
+		return true;
+	/* why whole pages: a section of 2^n pages has 2^n * 64 bytes of maps */
+	if (!os_commit((void *)ALIGN_DOWN((unsigned long)start, PAGE_SIZE), PAGE_ALIGN(bytes)))
+		return false;
+	slob_objmap_committed[section] = 1;
+	return true;
 }
 
-static void slob_objmap_put(unsigned long *map)
+/* Give page sp (a new slob page) its empty map; false without memory. */
+static bool slob_objmap_attach(struct slab *sp)
 {
-	map[0] = (unsigned long)slob_objmap_pool;
-	slob_objmap_pool = map;
+	unsigned long pfn = page_to_pfn(slab_page(sp));
+
+	if (!slob_objmap_commit(pfn))
+		return false;
+	sp->objmap = slob_objmaps + pfn * SLOB_OBJMAP_LONGS;
+	memset(sp->objmap, 0, SLOB_OBJMAP_BYTES);
+	return true;
 }
 
 /* ---- reports ---- */
@@ -472,6 +494,16 @@ static void slob_check_extent(const struct slab *sp, const void *obj, const void
 			 x->size, x->cache, (unsigned long)other);
 }
 
+/* b must start a live object of a cache in sp (slob_lock held). */
+static void slob_check_cache_obj(const struct slab *sp, const slob_t *b,
+		const struct slob_free_ctx *x)
+{
+	if (unlikely(!slob_objmap_live(sp, b)))
+		slob_free_not_live(sp, b, x);
+	if (unlikely(slob_objmap_kmalloc(sp, b)))
+		slob_bad_free(x, "it is a kmalloc object (free it with kfree)");
+}
+
 /* ---- allocation inside one page (slob_lock held) ---- */
 
 /* Units to skip at cur so that cur + skip + align_offset is align-aligned. */
@@ -532,7 +564,8 @@ static slob_t *slob_page_alloc(struct slab *sp, size_t size, unsigned long align
 				cur = slob_split_head(cur, delta);
 			}
 			slob_take(sp, prev, cur, units);
-			slob_objmap_set(sp, (char *)cur + align_offset);
+			/* why align_offset: only kmalloc places its object after a header */
+			slob_objmap_set(sp, (char *)cur + align_offset, align_offset != 0);
 			if (!sp->units) {
 				sp->freelist = NULL;
 				clear_slob_page_free(sp);
@@ -587,13 +620,14 @@ static struct page *slob_new_pages(gfp_t gfp, unsigned int order, int node)
 	return alloc_pages_node(node, gfp, order);
 }
 
+static void slob_free_slab(struct slab *sp);
+
 /* A fresh page becomes a listed slob page; size bytes are allocated from it. */
 static noinline slob_t *slob_alloc_new_page(struct list_head *slob_list, size_t size,
 		gfp_t gfp, unsigned long align, int node, unsigned long align_offset,
 		struct slob_stat *st)
 {
 	struct page *page = slob_new_pages(gfp & ~__GFP_ZERO, 0, node);
-	unsigned long *map;
 	struct folio *folio;
 	struct slab *sp;
 	bool removed;
@@ -601,11 +635,6 @@ static noinline slob_t *slob_alloc_new_page(struct list_head *slob_list, size_t 
 
 	if (!page)
 		return NULL;
-	map = slob_objmap_get(gfp);
-	if (!map) {
-		__free_pages(page, 0);
-		return NULL;
-	}
 	folio = page_folio(page);
 	__folio_set_slab(folio);
 	sp = folio_slab(folio);
@@ -614,7 +643,11 @@ static noinline slob_t *slob_alloc_new_page(struct list_head *slob_list, size_t 
 		memcheck_noaccess(b, PAGE_SIZE);
 
 	spin_lock(&slob_lock);
-	sp->objmap = map;
+	if (unlikely(!slob_objmap_attach(sp))) {
+		spin_unlock(&slob_lock);
+		slob_free_slab(sp);
+		return NULL;
+	}
 	sp->units = SLOB_PAGE_UNITS;
 	sp->freelist = b;
 	set_slob(b, SLOB_PAGE_UNITS, b + SLOB_PAGE_UNITS);
@@ -705,7 +738,6 @@ static bool slob_free_locked(struct slab *sp, slob_t *b, size_t size)
 			clear_slob_page_free(sp);
 		sp->units = SLOB_PAGE_UNITS;	/* "freeing": a racing bad free is refused */
 		sp->freelist = NULL;
-		slob_objmap_put(sp->objmap);
 		sp->objmap = NULL;		/* page->mapping must be NULL when freed */
 		nr_slob_pages--;
 		return true;
@@ -749,8 +781,7 @@ static void slob_free(struct kmem_cache *c, struct slab *sp, slob_t *b,
 	bool empty;
 
 	spin_lock(&slob_lock);
-	if (unlikely(!slob_objmap_live(sp, b)))
-		slob_free_not_live(sp, b, x);
+	slob_check_cache_obj(sp, b, x);
 	if (unlikely(c->stat.allocs == c->stat.frees))
 		slob_bad_free(x, "its cache has no object allocated (wrong cache?)");
 	slob_check_free(sp, b, units, x);
@@ -878,6 +909,8 @@ static void slob_kfree(struct slab *sp, const void *obj)
 	spin_lock(&slob_lock);
 	if (unlikely(!slob_objmap_live(sp, obj)))
 		slob_kfree_not_live(sp, obj);
+	if (unlikely(!slob_objmap_kmalloc(sp, obj)))
+		slob_bad_free(&x, "not a kmalloc object (free it with kmem_cache_free)");
 	x.size = slob_kmalloc_size_checked(obj);
 	slob_check_free(sp, m, SLOB_UNITS(x.size + SLOB_MINALIGN), &x);
 	slob_check_extent(sp, obj, (char *)obj + x.size, &x);
@@ -948,6 +981,7 @@ static void __attribute__((constructor)) slob_constructor(void)
 /* Called once by slab_init_slow(); no kmalloc caches under SLOB. */
 void kmem_cache_init(void)
 {
+	slob_objmap_init();
 	create_boot_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache),
 			  SLAB_PANIC, 0, 0);
 	kmem_cache = &kmem_cache_boot;
@@ -1145,8 +1179,7 @@ static void slob_check_live(struct kmem_cache *c, void *b, const struct slob_fre
 	if (!sp || !IS_ALIGNED((unsigned long)b, slob_cache_align(c)))
 		slob_bad_free(x, "not an object of a slob page aligned as the cache's");
 	spin_lock(&slob_lock);
-	if (unlikely(!slob_objmap_live(sp, b)))
-		slob_free_not_live(sp, b, x);
+	slob_check_cache_obj(sp, b, x);
 	slob_check_extent(sp, b, (char *)b + c->size, x);
 	spin_unlock(&slob_lock);
 }

@@ -291,12 +291,14 @@ static void early_kmem_cache_node_alloc(int node)
 
 	if (!slab)
 		slab_panic("SLUB: Unable to allocate memory from node %d\n", node);
-	n = slab->freelist;
-	slab->freelist = get_freepointer(kmem_cache_node, n);
-	slab->inuse = 1;
-	slab->frozen = 0;
-	if (slab_debug_path(kmem_cache_node))
-		alloc_debug_early(kmem_cache_node, slab, n);
+	if (slab_debug_path(kmem_cache_node)) {
+		n = alloc_debug_early(kmem_cache_node, slab);
+	} else {
+		n = slab->freelist;
+		slab->freelist = get_freepointer(kmem_cache_node, n);
+		slab->inuse = 1;
+		slab->frozen = 0;
+	}
 	kmem_cache_node->node[node] = n;
 	init_kmem_cache_node(n);
 	inc_slabs_node(kmem_cache_node, node, slab->objects);
@@ -436,14 +438,17 @@ static unsigned long count_partial(struct kmem_cache_node *n)
 static void get_free_map(const struct kmem_cache *s, const struct slab *slab, unsigned long *map)
 {
 	char *start = slab_objects_start(s, slab);
-	void *p;
+	unsigned long idx;
+	void *p, *next;
 
-	for (p = READ_ONCE(slab->freelist); p; p = get_freepointer(s, p)) {
-		unsigned long idx = obj_offset_index(s, (unsigned long)((char *)p - start));
-
+	for (p = READ_ONCE(slab->freelist); p; p = next) {
+		idx = obj_offset_index(s, (unsigned long)((char *)p - start));
 		if (idx >= MAX_OBJS_PER_PAGE)
 			break;		/* corrupt chain: stop listing */
 		map[idx / 64] |= 1UL << (idx % 64);
+		slot_meta_access(s, p, true);	/* memcheck: the free pointer */
+		next = get_freepointer(s, p);
+		slot_meta_access(s, p, false);
 	}
 }
 

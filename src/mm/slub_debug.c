@@ -185,7 +185,12 @@ static bool check_valid_pointer(const struct kmem_cache *s, const struct slab *s
 	return off < (unsigned long)slab_counters(slab).objects * s->size && off % s->size == 0;
 }
 
-/* memcheck: a free object's body is no-access; open it to read or restore it. */
+/*
+ * memcheck (§7): everything of a slab but the allocated objects is
+ * no-access to the program, so that valgrind or ASan see an overflow too.
+ * The allocator opens what it touches: a free object's body, and a slot's
+ * own bytes around the object (red zones, free pointer, tracks, padding).
+ */
 static void object_open(const struct kmem_cache *s, void *object)
 {
 	if (memcheck_active())
@@ -198,6 +203,18 @@ static void object_close(const struct kmem_cache *s, void *object)
 		memcheck_noaccess(object, s->object_size);
 }
 
+void slot_meta_access(const struct kmem_cache *s, void *object, bool open)
+{
+	unsigned char *p = object;
+	void (*fn)(const void *, size_t) = open ? memcheck_defined : memcheck_noaccess;
+
+	if (!memcheck_active())
+		return;
+	if (s->red_left_pad)
+		fn(p - s->red_left_pad, s->red_left_pad);
+	fn(p + s->object_size, size_from_object(s) - s->object_size);
+}
+
 /* ======================= the report's parts ======================= */
 
 void print_tracking(const struct kmem_cache *s, void *object)
@@ -206,6 +223,7 @@ void print_tracking(const struct kmem_cache *s, void *object)
 
 	if (!(s->flags & SLAB_STORE_USER))
 		return;
+	slot_meta_access(s, object, true);	/* left open: a report's part */
 	now = track_now();
 	print_track("Allocated", get_track(s, object, TRACK_ALLOC), now);
 	print_track("Freed", get_track(s, object, TRACK_FREE), now);
@@ -217,6 +235,7 @@ static void print_trailer(const struct kmem_cache *s, const struct slab *slab, v
 	unsigned char *p = object, *addr = slab_address(slab);
 	unsigned int off = pad_offset(s);
 
+	slot_meta_access(s, p, true);	/* left open: a report's end */
 	print_tracking(s, p);
 	print_slab_info(slab);
 	slab_printk("Object 0x%lx @offset=%lu fp=0x%lx\n\n", (unsigned long)p,
@@ -373,9 +392,14 @@ static void slab_pad_check(const struct kmem_cache *s, const struct slab *slab)
 	if (!(s->flags & SLAB_POISON) || !remainder)
 		return;
 	pad = end - remainder;
+	if (memcheck_active())
+		memcheck_defined(pad, remainder);
 	fault = memchr_inv(pad, POISON_INUSE, remainder);
-	if (!fault)
+	if (!fault) {
+		if (memcheck_active())
+			memcheck_noaccess(pad, remainder);
 		return;
+	}
 	while (end > fault && end[-1] == POISON_INUSE)
 		end--;
 	slab_err(s, slab, "Padding overwritten. 0x%lx-0x%lx @offset=%lu", (unsigned long)fault,
@@ -479,12 +503,14 @@ static bool on_freelist(const struct kmem_cache *s, struct slab *slab, const voi
 			}
 			object_err(s, slab, object, "Freechain corrupt");
 			slab_error_done();
-			set_freepointer(s, object, NULL);
+			set_freepointer(s, object, NULL);	/* opened by the report */
 			slab_fix(s, "Freechain cut at 0x%lx", (unsigned long)object);
 			break;
 		}
 		object = fp;
+		slot_meta_access(s, object, true);
 		fp = get_freepointer(s, object);
+		slot_meta_access(s, object, false);
 	}
 	if (nr > objects) {
 		/* why cutting here ends the walk: a longer walk is on a cycle, and
@@ -558,10 +584,12 @@ static void slab_abandon_locked(const struct kmem_cache *s, struct kmem_cache_no
 
 	slab_fix(s, "Marking all objects used");
 	for (i = 0; (s->flags & SLAB_RED_ZONE) && i < v.objects; i++, p += s->size) {
+		slot_meta_access(s, p, true);
 		if (p[-(int)s->red_left_pad] == SLUB_RED_INACTIVE) {
 			object_open(s, p);
 			init_object(s, p, SLUB_RED_ACTIVE);
 		}
+		slot_meta_access(s, p, false);
 	}
 	v.inuse = v.objects;
 	slab_publish_locked(slab, NULL, v);
@@ -576,6 +604,7 @@ static void *alloc_single_locked(struct kmem_cache *s, struct kmem_cache_node *n
 	void *object = READ_ONCE(slab->freelist), *next;
 	union slab_counters v;
 
+	slot_meta_access(s, object, true);
 	if (!alloc_debug_checks(s, slab, object)) {
 		slab_abandon_locked(s, n, slab);
 		return NULL;
@@ -589,6 +618,7 @@ static void *alloc_single_locked(struct kmem_cache *s, struct kmem_cache_node *n
 		add_full(s, n, slab);
 	}
 	alloc_debug_done(s, slab, object, t);
+	slot_meta_access(s, object, false);
 	return object;
 }
 
@@ -688,6 +718,8 @@ static bool free_debug_processing(const struct kmem_cache *s, struct slab *slab,
 		goto not_freed;
 	if (!slab_counters(slab).inuse) {	/* checked always: inuse must not wrap */
 		slab_err(s, slab, "Slab has 0 allocated objects but 1 is to be freed");
+		slab_printk("INFO: Object 0x%lx: a double free? (F finds out)\n",
+			    (unsigned long)object);
 		slab_error_done();
 		goto not_freed;
 	}
@@ -736,8 +768,10 @@ void slab_free_debug(struct kmem_cache *s, struct slab *slab, void *object, unsi
 
 	debug_track_prepare(s, &t, addr);
 	spin_lock(&n->list_lock);
+	slot_meta_access(s, object, true);
 	if (free_debug_processing(s, slab, object, &t))
 		discard = free_to_slab_locked(s, n, slab, object);
+	slot_meta_access(s, object, false);
 	spin_unlock(&n->list_lock);
 	if (s->flags & SLAB_TRACE)
 		dump_stack();
@@ -764,18 +798,22 @@ void setup_object_debug(const struct kmem_cache *s, void *object)
 
 void new_slab_memcheck(const struct kmem_cache *s, struct slab *slab)
 {
-	char *p = slab_objects_start(s, slab);
-	unsigned int i;
-
-	for (i = 0; i < slab_counters(slab).objects; i++, p += s->size)
-		memcheck_noaccess(p, s->object_size);
+	(void)s;
+	memcheck_noaccess(slab_address(slab), slab_size(slab));
 }
 
-void alloc_debug_early(struct kmem_cache *s, struct slab *slab, void *object)
+void *alloc_debug_early(struct kmem_cache *s, struct slab *slab)
 {
 	struct track t = { .addr = 0 };
+	void *object = slab->freelist;
 
+	slot_meta_access(s, object, true);
+	slab->freelist = get_freepointer(s, object);
+	slab->inuse = 1;
+	slab->frozen = 0;
 	alloc_debug_done(s, slab, object, &t);
+	slot_meta_access(s, object, false);
+	return object;
 }
 
 void free_slab_debug(const struct kmem_cache *s, struct slab *slab)
@@ -783,12 +821,12 @@ void free_slab_debug(const struct kmem_cache *s, struct slab *slab)
 	char *p = slab_objects_start(s, slab);
 	unsigned int i;
 
+	if ((s->flags & SLAB_CONSISTENCY_CHECKS) && memcheck_active())
+		memcheck_defined(slab_address(slab), slab_size(slab));	/* all of it is read */
 	if (s->flags & SLAB_CONSISTENCY_CHECKS) {
 		slab_pad_check(s, slab);
-		for (i = 0; i < slab_counters(slab).objects; i++, p += s->size) {
-			object_open(s, p);
+		for (i = 0; i < slab_counters(slab).objects; i++, p += s->size)
 			check_object(s, slab, p, SLUB_RED_INACTIVE);
-		}
 	}
 	if (memcheck_active())
 		memcheck_undefined(slab_address(slab), slab_size(slab));
@@ -808,20 +846,22 @@ static void validate_slab(const struct kmem_cache *s, struct slab *slab, unsigne
 		return;
 	objects = slab_counters(slab).objects;
 	memset(map, 0, VALIDATE_MAP_LONGS * sizeof(*map));
+	for (i = 0, p = start; i < objects; i++, p += s->size)
+		slot_meta_access(s, p, true);
 	for (fp = READ_ONCE(slab->freelist); fp; fp = get_freepointer(s, fp)) {
 		i = (unsigned int)(((char *)fp - start) / s->size);
 		map[i / BITS_PER_LONG] |= 1UL << (i % BITS_PER_LONG);
 	}
-	for (i = 0, p = start; i < objects; i++, p += s->size) {
+	for (i = 0, p = start, ok = true; ok && i < objects; i++, p += s->size) {
 		is_free = map[i / BITS_PER_LONG] & (1UL << (i % BITS_PER_LONG));
 		if (is_free)
 			object_open(s, p);
 		ok = check_object(s, slab, p, is_free ? SLUB_RED_INACTIVE : SLUB_RED_ACTIVE);
 		if (is_free)
 			object_close(s, p);
-		if (!ok)
-			break;
 	}
+	for (i = 0, p = start; i < objects; i++, p += s->size)
+		slot_meta_access(s, p, false);
 }
 
 static void validate_slab_node(struct kmem_cache *s, struct kmem_cache_node *n,

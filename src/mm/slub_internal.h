@@ -288,8 +288,12 @@ void setup_slab_debug(const struct kmem_cache *s, struct slab *slab);
 void setup_object_debug(const struct kmem_cache *s, void *object);
 /* memcheck: a new slab's objects become no-access once its freelist is built. */
 void new_slab_memcheck(const struct kmem_cache *s, struct slab *slab);
-/* Bootstrap's hand-taken kmem_cache_node object, on the debug path. */
-void alloc_debug_early(struct kmem_cache *s, struct slab *slab, void *object);
+/* Bootstrap's hand-taken kmem_cache_node object, on the debug path: the
+ * first object of a new slab, which it leaves unfrozen with inuse 1. */
+void *alloc_debug_early(struct kmem_cache *s, struct slab *slab);
+/* memcheck: open (or close) a slot's bytes around object (red zones, free
+ * pointer, tracks, padding) for the allocator; nothing outside memcheck. */
+void slot_meta_access(const struct kmem_cache *s, void *object, bool open);
 /* A slab of the debug path goes back: check it (F), memcheck it undefined. */
 void free_slab_debug(const struct kmem_cache *s, struct slab *slab);
 

@@ -112,10 +112,6 @@
 #include "stats_proto.h"
 #include "os/os.h"
 
-/* Provided only by the builds that have them; NULL elsewhere. */
-int kmem_cache_validate(struct kmem_cache *s) __attribute__((weak));
-int memmap_picture_write(const char *path) __attribute__((weak));
-
 #define STATS_STACK_SIZE	(1UL << 20)	/* the service thread's stack */
 #define STATS_NAME_LEN		32		/* "/uslab-<pid>" */
 #define STATS_ROW_BOUND		512		/* bytes of one slabinfo row at most, name aside */
@@ -611,10 +607,6 @@ static int answer_validate(struct stats_answer *a, const char *name)
 	struct kmem_cache *s;
 	int ret = -ENOENT;
 
-	if (!kmem_cache_validate) {
-		answer_msg(a, "validate is not supported by this build (%s)", allocator_name);
-		return -ENOSYS;
-	}
 	mutex_lock(&slab_mutex);
 	s = find_cache_locked(name);
 	if (s)
@@ -622,6 +614,9 @@ static int answer_validate(struct stats_answer *a, const char *name)
 	mutex_unlock(&slab_mutex);
 	if (!s)
 		answer_msg(a, "no cache named '%s'", name);
+	else if (ret == -EINVAL)
+		answer_msg(a, "%s: nothing to validate: %s validates only caches with debugging "
+			   "(under SLUB: USLAB_OPTIONS=slub_debug=FZPU,%s)", name, allocator_name, name);
 	else if (ret < 0)
 		answer_msg(a, "%s: validate failed: %s", name, strerror(-ret));
 	else
@@ -634,10 +629,6 @@ static int answer_map(struct stats_answer *a, const char *path)
 {
 	int ret;
 
-	if (!memmap_picture_write) {
-		answer_msg(a, "the memory-map picture is not supported by this build");
-		return -ENOSYS;
-	}
 	if (path[0] != '/') {
 		answer_msg(a, "'%s': the process needs an absolute path", path);
 		return -EINVAL;

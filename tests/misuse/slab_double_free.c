@@ -15,6 +15,10 @@
  */
 #include "slab_misuse.h"
 
+#ifndef CONFIG_SLAB_FREELIST_HARDENED	/* slab_def.h defines it in SLAB builds */
+#define CONFIG_SLAB_FREELIST_HARDENED	0
+#endif
+
 #define OBJ_SIZE	48
 #define NR_AROUND	8
 #define NR_AFTER	64	/* allocations after a repaired double free */

@@ -140,11 +140,12 @@ static void kfree_interior(void *arg)
 
 START_TEST(test_kfree_interior_pointer)
 {
-	ck_assert_aborts_with(kfree_interior, NULL, "its size header is corrupted");
+	ck_assert_aborts_with(kfree_interior, NULL, "no live object starts there");
 }
 END_TEST
 
-/* SLOB's kfree cannot take a kmem_cache object: it has no header. */
+/* SLOB's kfree cannot take a kmem_cache object: it has no header, and the
+ * object map knows it for a cache's. */
 static void kfree_cache_object(void *arg)
 {
 	struct kmem_cache *s = arg;
@@ -157,6 +158,7 @@ static void kfree_cache_object(void *arg)
 START_TEST(test_kfree_of_cache_object)
 {
 	ck_assert_aborts_with(kfree_cache_object, cache40(), "invalid free of object");
+	ck_assert_aborts_with(kfree_cache_object, cache40(), "not a kmalloc object");
 }
 END_TEST
 
@@ -195,15 +197,26 @@ static void cache_free_wrong_cache(void *arg)
 	void *o[20];
 	int i;
 
+	(void)kmem_cache_alloc(big, GFP_KERNEL);	/* big has an object: the count agrees */
 	for (i = 0; i < 20; i++)
 		o[i] = kmem_cache_alloc(small, GFP_KERNEL);
 	kmem_cache_free(small, o[1]);
 	kmem_cache_free(big, o[0]);
 }
 
+/* The same with no object allocated in the wrong cache: its count says so. */
+static void cache_free_to_empty_cache(void *arg)
+{
+	struct kmem_cache *small = arg, *big = kmem_cache_create("misuse-400", 400, 0, 0, NULL);
+
+	kmem_cache_free(big, kmem_cache_alloc(small, GFP_KERNEL));
+}
+
 START_TEST(test_cache_free_wrong_cache)
 {
 	ck_assert_aborts_with(cache_free_wrong_cache, cache40(), "overlaps a free block");
+	ck_assert_aborts_with(cache_free_to_empty_cache, cache40(),
+			      "its cache has no object allocated (wrong cache?)");
 }
 END_TEST
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "mm/slab.h"
+#include "mm/memcheck.h"
 
 #if CONFIG_SLUB
 
@@ -30,6 +31,14 @@ static struct kmem_cache *debug_cache(const char *name, unsigned int size, slab_
 static unsigned int objs_per_slab(const struct kmem_cache *s)
 {
 	return s->oo.x & 0xffff;
+}
+
+/* Let the test read the allocator's bytes of x's slot (memcheck mode
+ * makes them no-access to the program). */
+static void peek(const struct kmem_cache *s, const unsigned char *x)
+{
+	if (memcheck_active())
+		memcheck_defined(x - s->red_left_pad, s->size);
 }
 
 /* Are the n bytes at p all c? */
@@ -53,6 +62,7 @@ START_TEST(test_object_patterns)
 	unsigned char *x = kmem_cache_alloc(s, GFP_KERNEL);
 
 	ck_assert_ptr_nonnull(x);
+	peek(s, x);
 	ck_assert_uint_eq(s->object_size, 60);
 	ck_assert_uint_ge(s->inuse, 64);
 	ck_assert_uint_ge(s->red_left_pad, 8);
@@ -62,6 +72,7 @@ START_TEST(test_object_patterns)
 	ck_assert(poisoned(x, 60));
 	memset(x, 0x11, 60);
 	kmem_cache_free(s, x);
+	peek(s, x);
 	/* free: INACTIVE red zones, poisoned body (the slab stays: min_partial) */
 	ck_assert(all_bytes(x - s->red_left_pad, s->red_left_pad, 0xbb));
 	ck_assert(all_bytes(x + 60, s->inuse - 60, 0xbb));
@@ -286,6 +297,7 @@ START_TEST(test_zero_ksize_ctor)
 	kmem_cache_free(s, x);
 	ck_assert_ptr_nonnull(c);
 	y = kmem_cache_alloc(c, GFP_KERNEL);
+	peek(c, y);
 	ck_assert_uint_gt(ctor_calls, 0);
 	ck_assert(all_bytes(y, 40, 0x77));	/* constructed objects are not poisoned */
 	ck_assert(all_bytes(y - c->red_left_pad, c->red_left_pad, 0xcc));
