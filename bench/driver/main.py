@@ -11,7 +11,7 @@ import platform
 import subprocess
 import time
 
-from . import debugcost, instructions, pagealloc, plot, programs, report, workloads
+from . import debugcost, instructions, memcg, pagealloc, plot, programs, report, workloads
 from .core import Context, progress
 
 SECTIONS = [
@@ -25,6 +25,7 @@ SECTIONS = [
     ("instructions", instructions.instructions),
     ("page_alloc", pagealloc.page_alloc),
     ("debug_cost", debugcost.debug_cost),
+    ("memcg", memcg.memcg),
 ]
 
 

@@ -326,7 +326,6 @@ static void kfree_rcu_work(struct rcu_head *head)
 	struct kvfree_rcu_bulk_data *empty;
 	struct kvfree_rcu_batch b;
 
-	rcu_callback_enter(head);
 	spin_lock(&krcp->lock);
 	batch_move(&b, &krwp->batch);
 	spin_unlock(&krcp->lock);
@@ -339,7 +338,6 @@ static void kfree_rcu_work(struct rcu_head *head)
 	spin_unlock(&krcp->lock);
 	free_blocks(empty);
 	kfree_rcu_queue(krwp);
-	rcu_callback_exit();
 }
 
 /* ======================= krcs and threads ======================= */

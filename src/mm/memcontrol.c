@@ -198,8 +198,8 @@ __thread struct obj_cgroup *active_objcg __attribute__((tls_model("initial-exec"
 static __thread struct mem_cgroup *active_memcg __attribute__((tls_model("initial-exec")));
 /* Set while this thread runs shrink callbacks: a charge they make does not
  * reclaim again; and the shrinker running, which may not unregister itself. */
-static __thread struct memcg_shrinker *current_shrinker;
-bool cgroup_memory_nokmem;
+static __thread struct memcg_shrinker *current_shrinker __attribute__((tls_model("initial-exec")));
+bool cgroup_memory_nokmem;	/* option cgroup.memory=nokmem (set before slab init) */
 
 /* ======================= options ======================= */
 
@@ -213,8 +213,8 @@ static int setup_cgroup_memory(const char *val)
 		n = strcspn(p, ",");
 		if (n == 6 && !strncmp(p, "nokmem", n))
 			cgroup_memory_nokmem = true;
-		else if (!(n == 8 && !strncmp(p, "nosocket", n)))
-			return -1;	/* no sockets here: accepted and meaningless */
+		else if (!(n == 8 && !strncmp(p, "nosocket", n)))	/* no sockets: a no-op */
+			return -1;
 		p += n + (p[n] == ',');
 	}
 	return 0;

@@ -102,6 +102,30 @@ static __always_inline unsigned int slab_objcgs_index(const struct slab_objcgs *
 	return (unsigned int)(((u128)((unsigned long)x - v->base) * v->mult) >> 64);
 }
 
+/*
+ * Index of object x (an object start) of slab in its vector v: for SLUB the
+ * exact-division multiply of obj_offset_index() (slub_internal.h) on fields
+ * of s that its fast paths have in cache, so that the index does not wait
+ * for the vector to load; for SLAB the vector's own multiply.  #if: the
+ * fields exist in SLUB's struct kmem_cache only.
+ */
+static __always_inline unsigned int memcg_obj_index(const struct kmem_cache *s,
+						    const struct slab *slab,
+						    const struct slab_objcgs *v, const void *x)
+{
+#if CONFIG_SLUB
+	unsigned long off = (unsigned long)x - (unsigned long)slab_address(slab) - s->red_left_pad;
+	unsigned long r = off * s->size_inv;
+
+	(void)v;
+	return (unsigned int)((r >> s->size_shift) | (r << (-s->size_shift & 63)));
+#else
+	(void)s;
+	(void)slab;
+	return slab_objcgs_index(v, x);
+#endif
+}
+
 /* Must this allocation be charged?  One test on the unaccounted fast path. */
 static __always_inline bool memcg_slab_wants_charge(const struct kmem_cache *s, gfp_t flags)
 {
@@ -161,22 +185,32 @@ static __always_inline bool memcg_slab_pre_alloc_hook(struct kmem_cache *s,
  * memcg_slab_post_alloc_hook - record objcg for each object of p[0..size)
  * that was allocated, and uncharge the ones that were not (NULL).
  */
-static __always_inline void memcg_slab_post_alloc_hook(struct kmem_cache *s,
-						       struct obj_cgroup *objcg,
-						       gfp_t flags, size_t size, void **p)
+static inline void memcg_slab_post_alloc_hook(struct kmem_cache *s, struct obj_cgroup *objcg,
+					      gfp_t flags, size_t size, void **p)
+{
+	if (objcg)
+		__memcg_slab_post_alloc_hook(s, objcg, flags, size, p);
+}
+
+/* The same for one object, passed by value: the fast path's form. */
+static __always_inline void memcg_slab_post_alloc_one(struct kmem_cache *s,
+						      struct obj_cgroup *objcg,
+						      gfp_t flags, void *object)
 {
 	struct slab_objcgs *v;
+	struct slab *slab;
 
 	if (!objcg)
 		return;
-	if (likely(size == 1) && likely(p[0])) {
-		v = slab_objcgs(folio_slab(virt_to_folio(p[0])));
+	if (likely(object)) {
+		slab = folio_slab(virt_to_folio(object));
+		v = slab_objcgs(slab);
 		if (likely(v)) {
-			WRITE_ONCE(v->objcgs[slab_objcgs_index(v, p[0])], objcg);
+			WRITE_ONCE(v->objcgs[memcg_obj_index(s, slab, v, object)], objcg);
 			return;
 		}
 	}
-	__memcg_slab_post_alloc_hook(s, objcg, flags, size, p);
+	__memcg_slab_post_alloc_hook(s, objcg, flags, 1, &object);
 }
 
 /* Undo a pre-alloc charge of objects objects that were never handed out. */
@@ -199,7 +233,7 @@ static __always_inline void memcg_slab_free_hook(struct kmem_cache *s, struct sl
 
 	if (likely(!v))
 		return;
-	slot = &v->objcgs[slab_objcgs_index(v, x)];
+	slot = &v->objcgs[memcg_obj_index(s, slab, v, x)];
 	objcg = READ_ONCE(*slot);
 	if (!objcg)
 		return;		/* allocated without a charge */
@@ -223,7 +257,7 @@ static __always_inline bool memcg_slab_free_fast(struct kmem_cache *s, struct sl
 
 	if (likely(!v))
 		return true;
-	slot = &v->objcgs[slab_objcgs_index(v, x)];
+	slot = &v->objcgs[memcg_obj_index(s, slab, v, x)];
 	objcg = READ_ONCE(*slot);
 	if (!objcg)
 		return true;

@@ -94,9 +94,16 @@
  *    pages back after the grace period, so lockless readers only ever find
  *    objects of the cache there (such caches keep their freelist off the
  *    objects).  No pfmemalloc reserves.
- *    CONFIG_DEBUG_SLAB's object layout (red zones, poison, last user) is not
- *    built: SLAB_RED_ZONE/POISON/STORE_USER are accepted and kept in the
- *    flags (they still prevent merging) but change no layout.  "CPUs" in
+ *    CONFIG_DEBUG_SLAB is per cache, not per build: SLAB_RED_ZONE,
+ *    SLAB_POISON and SLAB_STORE_USER (creation flags, or the option
+ *    slub_debug= / slab_debug=, letters Z P U; F adds freelist checks) give
+ *    a cache the kernel's debug layout, checks and reports, in slab_debug.c
+ *    (its §1 tells how; docs/debugging.md).  Such a cache, and every cache
+ *    while memcheck is active (valgrind or ASan, memcheck.h), carries
+ *    CFLGS_DEBUG_HOOKS: slab_alloc and slab_free test that one bit and call
+ *    slab_debug.c where objects leave and enter the user; arrays and
+ *    freelists hold slots (object - obj_offset).  A cache without it pays
+ *    that test and nothing else.  "CPUs" in
  *    the kernel's sizing rules (free_limit, the default shared array) are
  *    the machine's online CPUs, read once: threads may outnumber them, but
  *    no more than that many run at once.  Of CONFIG_DEBUG_SLAB's STATS, the
@@ -121,14 +128,21 @@
  *    thread exits, or the cache is shrunk or destroyed; node-level reaping
  *    happens as long as any thread allocates.
  *
- * 8. Hardening.  Every free checks that the pointer is an object start of
- *    a slab of the cache (report and abort otherwise); pushing the object
- *    that is already on top of the array (the naive double free) is
- *    reported (CONFIG_SLAB_FREELIST_HARDENED), and an object freed back into
- *    a slab that already holds it free is reported too.  New slabs get their
- *    freelist in a per-cache random order from a random start
+ * 8. Hardening, in every build and cache.  Every free checks that the
+ *    pointer is an object start of a slab ("SLAB: Invalid object pointer",
+ *    abort: not repairable); kmem_cache_free to another cache than the
+ *    object's is reported in cache_from_obj's words and never followed
+ *    (abort, or under slab_error=repair the object goes to its own cache);
+ *    pushing the object that is already on top of the array (the naive
+ *    double free) is reported (CONFIG_SLAB_FREELIST_HARDENED), and so is an
+ *    object freed back into a slab that already holds it free (free_block
+ *    looks for its index among the slab's free ones before it writes);
+ *    under slab_error=repair either second free is dropped.  An index read
+ *    from a freelist must name an object of the slab, or the freelist was
+ *    overwritten (report and abort).  New slabs get their freelist in a
+ *    per-cache random order from a random start
  *    (CONFIG_SLAB_FREELIST_RANDOM); OBJFREELIST slabs also keep the array in
- *    a random object.
+ *    a random object.  Reports and their words live in slab_debug.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -834,9 +848,7 @@ static void kmem_rcu_free(struct rcu_head *head)
 {
 	struct slab *slab = container_of(head, struct slab, rcu_head);
 
-	rcu_callback_enter(head);
 	kmem_freepages(slab->slab_cache, slab);
-	rcu_callback_exit();
 }
 
 static void slab_destroy(struct kmem_cache *s, struct slab *slab)
@@ -1563,7 +1575,7 @@ static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsign
 	if (!memcg_slab_pre_alloc_hook(s, &objcg, 1, flags))
 		return NULL;
 	objp = slab_alloc_fast(s, flags, caller);
-	memcg_slab_post_alloc_hook(s, objcg, flags, 1, &objp);
+	memcg_slab_post_alloc_one(s, objcg, flags, objp);
 	return objp;
 }
 

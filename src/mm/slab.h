@@ -506,30 +506,27 @@ void *__kmalloc(size_t size, gfp_t flags);
 void *__kmalloc_node(size_t size, gfp_t flags, int node);
 void kfree(const void *object);
 
-/* ---- rcu.c (RCU over liburcu's bulletproof flavour; see the top of rcu.c) ----
- * Exported as uslab_<name>.  Never call liburcu, so none of these, with a
- * uslab lock held: its fork hooks run before every uslab lock is taken.
+/* ---- rcu.c (liburcu's bulletproof flavour and a callback thread; see the
+ * top of rcu.c) ----  Exported as uslab_<name>.  Only call_rcu() may be
+ * called with a uslab lock held (after rcu_prepare()): the others may wait
+ * for readers or take liburcu's locks, which fork() takes before uslab's.
  */
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 void rcu_read_lock(void);
 void rcu_read_unlock(void);
 int rcu_read_lock_held(void);		/* inside rcu_read_lock() on this thread? */
-/* Make RCU usable from a context that may hold uslab locks later on: fork
- * hooks registered, liburcu's call_rcu thread started.  Call it with no
- * lock held (kmem_cache_create of a SLAB_TYPESAFE_BY_RCU cache does). */
+/* Make call_rcu() usable under uslab locks: fork hooks registered, the
+ * callback thread started.  Call it with no lock held (every entry point
+ * does; kmem_cache_create of a SLAB_TYPESAFE_BY_RCU cache does). */
 void rcu_prepare(void);
 void rcu_register_thread(void);		/* optional with urcu-bp: registers now, not lazily */
 void rcu_unregister_thread(void);	/* nothing to do with urcu-bp */
 void synchronize_rcu(void);
-/* func(head) runs after a grace period on liburcu's call_rcu thread. */
+/* func(head) runs after a grace period on the callback thread (lock-free). */
 void call_rcu(struct rcu_head *head, rcu_callback_t func);
 /* Waits for every callback queued before it and every kvfree_rcu() object
  * queued before it to be freed.  Not inside rcu_read_lock(), not from a callback. */
 void rcu_barrier(void);
-/* First and last statement of every callback the library queues: what the
- * grace period ordered, told to ThreadSanitizer (nothing in other builds). */
-void rcu_callback_enter(struct rcu_head *head);
-void rcu_callback_exit(void);
 /* Exported as uslab_rcu_stats: the kvfree_rcu counters. */
 void rcu_stats(struct uslab_rcu_stats *st);
 
@@ -543,8 +540,8 @@ void kvfree_rcu_barrier(void);
 unsigned long kvfree_rcu_pending(void);
 /* Fill the kvfree_rcu counters of *st (exported through rcu.c). */
 void kvfree_rcu_get_stats(struct uslab_rcu_stats *st);
-/* In the child of fork(), after liburcu's own hooks: batches of threads
- * that do not exist there go out now. */
+/* In the child of fork(), once RCU works again: batches of threads that
+ * do not exist there go out now. */
 void kvfree_rcu_fork_child(void);
 
 #endif /* USLAB_MM_SLAB_H */

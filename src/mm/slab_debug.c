@@ -33,8 +33,11 @@
  *    caches aligned above a cache line (the kernel drops them above 8
  *    bytes; here up to 64 bytes of alignment are paid for in padding), and
  *    poison for SLAB_TYPESAFE_BY_RCU caches, whose free objects must stay
- *    valid for readers.  With the O option, Z P U are dropped where they
- *    would raise the order of a slab holding one object.
+ *    valid for readers.  Z P U are dropped where the slot would outgrow
+ *    the largest slab (kmalloc-4M), and with the O option where they would
+ *    raise the order of a slab holding one object.  Objects of a poisoned
+ *    cache never hold their slab's freelist (OBJFREELIST): poison would
+ *    overwrite it.
  *
  * 3. States of a debug object
  *      state       redzones   body                       user word

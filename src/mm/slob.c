@@ -30,6 +30,11 @@
  *      bytes after the start of its block; the first 4 bytes of the block
  *      hold the requested size (the 5.17 layout) and the next 4 its
  *      complement (a uslab check word, in what was padding).
+ *    - object maps (uslab): per slob page, a bit per 8 bytes twice over --
+ *      where a live object starts, and which of those are kmalloc objects
+ *      -- in a range reserved outside the arena with a map per pfn (the
+ *      kernel's page_ext idea), committed a section's worth at a time.
+ *      slab->objmap points at the page's map while it is a slob page.
  *
  * 3. States of a slob page.
  *
@@ -58,19 +63,30 @@
  *    - units == the sum of the sizes of the page's free blocks.
  *    - free blocks lie inside their page, in strictly increasing address
  *      order, and never touch: two adjacent free blocks are always merged.
+ *    - a map bit is set exactly where a live object's pointer starts (its
+ *      kmalloc bit only with it); a page's map is empty when it leaves.
  *    - after an allocation succeeds on a listed page, that page is searched
  *      first next time (next fit across pages: the list is rotated).
  *    - a kmalloc object's header holds size, ~size while it is allocated.
  *
  * 6. Checks.  Linux's SLOB had no debugging; uslab's checks every free,
- *    cheaply, under slob_lock: the pointer must lie in the arena and in a
- *    slob page (or be a page-backed object or large kmalloc), be aligned as
- *    its allocation was, not overlap any free block of its page (a start
- *    inside a free block is a double free), not free more units than the
- *    page has allocated, and, for kfree, carry a consistent header.  A
- *    failed check prints "slob: <what> of object 0x... (size N) ..." and
- *    aborts.  The walk of the page's free list that does this also checks
- *    the list itself.
+ *    cheaply, under slob_lock, before it writes anything: the pointer must
+ *    lie in the arena and in a slob page (or be a page-backed object or
+ *    large kmalloc), be aligned as its allocation was, and start a live
+ *    object of the right kind by the page's object map (else: inside a
+ *    free block it is a double free, anywhere else an interior or stale
+ *    pointer); what it frees must overlap no free block and no other live
+ *    object (a wrong cache or size), nor more units than the page has
+ *    allocated; kfree needs a consistent header; kmem_cache_free needs a
+ *    cache that has objects allocated.  A page-backed cache object names
+ *    its cache in folio->mapping (NULL once freed), so a free to another
+ *    cache, or of pages that are no longer the object's, is caught too.
+ *    What SLOB cannot see: an object of one cache freed to another cache
+ *    of the same size that has objects (nothing in the object says whose
+ *    it is).  A failed check prints "slob: <what> of object 0x... (size N)
+ *    in CACHE: <why>" and aborts (SLOB repairs nothing: slab_error=repair
+ *    does not apply).  The walk of the page's free list that does this
+ *    also checks the list itself.
  *
  * 7. Differences from Linux 5.17.  kfree/kmem_cache_free check as above;
  *    the kmalloc header has a check word; caches count their objects, so
@@ -89,6 +105,17 @@
  *    room, any listed page may serve the request before a new page is
  *    taken (unless __GFP_THISNODE), so that asking for a node without
  *    memory does not cost a page per request.
+ *
+ * 8. Memcheck (memcheck.h).  When memcheck_active(), valgrind or ASan see
+ *    every object as a heap block (memcheck_alloc when it is handed out,
+ *    before __GFP_ZERO's memset; memcheck_free when it comes back, after
+ *    the checks), and every byte of a slob page that is not a live object
+ *    -- free blocks and kmalloc headers -- as no-access.  SLOB's own reads
+ *    and writes of that metadata (slob_get/slob_put for the block
+ *    encoding, slob_header_get/set for the kmalloc header) open exactly
+ *    the bytes they touch and close them again.  New slob pages start
+ *    no-access; pages going back to the page allocator become undefined.
+ *    With memcheck off each of those is one predictable test.
  */
 #include <errno.h>
 #include <limits.h>
@@ -1192,12 +1219,10 @@ static void slob_rcu_free(struct rcu_head *head)
 	void *b = (char *)(r + 1) - c->size;
 	struct slob_free_ctx x = { b, c->size, c->name };
 
-	rcu_callback_enter(head);
 	if (c->size < PAGE_SIZE)
 		slob_cache_free(c, b, &x);
 	else
 		slob_cache_free_pages(c, b, &x);
-	rcu_callback_exit();
 }
 
 /* Checked now, so a bad free is reported by its caller; freed after readers. */

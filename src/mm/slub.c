@@ -60,7 +60,8 @@
  *    except when another thread flushes this CPU (kmem_cache_shrink,
  *    kmem_cache_destroy).  Nothing is taken while c->lock is held, and the
  *    page allocator is never called with a SLUB lock held.  slab_lock is
- *    used only by caches without __CMPXCHG_DOUBLE (debug caches, later).
+ *    used only by caches without __CMPXCHG_DOUBLE (debug caches with F, U
+ *    or T) and by the debug path (§9), always inside n->list_lock there.
  *
  * 5. Invariants
  *    - Only the owning thread reads or writes c->freelist, c->slab,
@@ -88,31 +89,52 @@
  *    reader inside rcu_read_lock() only ever finds objects of the cache
  *    there; the free pointer of such a cache lies outside the object
  *    (slub_cache.c), so a freed object keeps its contents for such readers.
- *    No pfmemalloc reserves, one node.
+ *    Debug caches (§9) follow Linux 6.2, not 5.17: no slab of theirs is
+ *    ever frozen, each alloc and free takes n->list_lock, which closes
+ *    5.17's races between validate and frozen debug slabs.  A damage
+ *    report aborts by default (slab_error=repair: the kernel's repairs).
+ *    Owner tracks take their stack from backtrace() and print it with
+ *    dladdr() (track.c).  No pfmemalloc reserves, one node.
  *
  * 7. Hardening.  Free pointers are stored as ptr ^ s->random ^
  *    bswap(address of the pointer), so a leaked free object shows no heap
  *    address and a forged pointer decodes to garbage; freeing the object
- *    that heads the freelist (a naive double free) is reported and aborts.
- *    Frees check that the pointer is an object start of a slab of the
- *    cache (an exact-division test, three instructions on the fast path).
- *    New slabs get their freelist in a per-cache random order from a
- *    random start (CONFIG_SLAB_FREELIST_RANDOM).
+ *    that heads the freelist (a naive double free) is reported and aborts
+ *    (always, even under slab_error=repair).  Decoded pointers are checked
+ *    before they are handed out: the alloc fast path takes the head of
+ *    c->freelist only if it is an object of the cpu slab (the free path's
+ *    range and exact-division test, which also stands in for the NULL
+ *    test), and every slow path that follows a chain (slab_pop_locked,
+ *    deactivate's count, the debug path) checks each link; a bad one is
+ *    reported ("Freepointer corrupt") and the list cut there.  Frees check
+ *    that the pointer is an object start of a slab of the cache (an
+ *    exact-division test, three instructions on the fast path).  New slabs
+ *    get their freelist in a per-cache random order from a random start
+ *    (CONFIG_SLAB_FREELIST_RANDOM).  docs/debugging.md has the costs.
  *
  * 8. Files.  slub.c is the allocator: slabs, their states, the alloc and
  *    free paths, flushing, fork.  slub_cache.c sizes caches (calculate_sizes,
  *    calculate_order, the slub_* options), creates, shrinks and destroys
- *    them, fills slabinfo and bootstraps SLUB.  slub_internal.h holds what
- *    both use.
+ *    them, fills slabinfo and bootstraps SLUB.  slub_debug.c is the debug
+ *    path, its checks, reports and validate.  slub_internal.h holds what
+ *    they share.
  *
- * 9. What debug mode changes (CONFIG_SLUB_DEBUG, not built yet).  The
- *    layout already reserves what SLAB_RED_ZONE, SLAB_POISON and
- *    SLAB_STORE_USER need (calculate_sizes), so enabling debug changes no
- *    offsets.  Debug caches would: take no per-CPU partial slabs
- *    (kmem_cache_has_cpu_partial), hand out one object per slow path and
- *    deactivate at once (every alloc/free through the checks), use
- *    slab_lock instead of cmpxchg_double for F/U/T, track full slabs on
- *    n->full with U, fill red zones and poison, and record owner tracks.
+ * 9. What debug mode changes (CONFIG_SLUB_DEBUG; slub_debug.c tells it
+ *    all).  A cache with debug flags (slub_debug= or creation flags), with
+ *    SLAB_FAILSLAB, or any cache in memcheck mode takes the debug path
+ *    (slab_debug_path()): it never gets a cpu slab or a per-CPU partial
+ *    chain, so its c->freelist stays NULL and c->slab_bytes 0, and both
+ *    fast paths fall through to the slow path by the tests they make
+ *    anyway: debug off costs the fast paths nothing.  __slab_alloc and
+ *    slab_free_slow (and bulk) hand such caches to slab_alloc_debug() and
+ *    slab_free_debug(): one object from a node partial slab or a new one,
+ *    and back, under n->list_lock, with the checks, red zones, poison and
+ *    owner tracks of the flags; the slab's freelist+counters change under
+ *    slab_lock (F/U/T clear __CMPXCHG_DOUBLE as in 5.17).  Their slabs
+ *    are never frozen: partial on n->partial, full on n->full with U (else
+ *    on no list); nr_slabs changes under list_lock with the lists, so that
+ *    kmem_cache_validate() can compare them.  calculate_sizes reserves the
+ *    room; setup_slab_debug/setup_object_debug fill new slabs' patterns.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -491,9 +513,7 @@ static void __free_slab(struct slab *slab)
 /* SLAB_TYPESAFE_BY_RCU: the grace period after free_slab() is over. */
 static void rcu_free_slab(struct rcu_head *head)
 {
-	rcu_callback_enter(head);
 	__free_slab(container_of(head, struct slab, rcu_head));
-	rcu_callback_exit();
 }
 
 /* An empty slab, on no list and out of its node's counts, goes back. */
@@ -1297,7 +1317,7 @@ static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags
 	if (!memcg_slab_pre_alloc_hook(s, &objcg, 1, gfpflags))
 		return NULL;
 	object = slab_alloc_node_fast(s, gfpflags, node, addr);
-	memcg_slab_post_alloc_hook(s, objcg, gfpflags, 1, &object);
+	memcg_slab_post_alloc_one(s, objcg, gfpflags, object);
 	return object;
 }
 

@@ -13,6 +13,11 @@
  *    kmem_cache_init() bootstraps the two caches SLUB itself allocates
  *    from (kmem_cache_node, kmem_cache) from static copies, then the
  *    kmalloc caches.  How slabs and objects move is told in slub.c.
+ *    Debugging enters here: kmem_cache_flags() adds what slub_debug=
+ *    gives the cache's name (debug_options.c; this also keeps such a
+ *    cache from being merged), slub_debug=O drops the metadata flags of a
+ *    cache whose smallest order they would raise, and memcheck mode puts
+ *    every free pointer outside the object and merges nothing.
  *
  * 2. Data structures: struct kmem_cache and struct kmem_cache_node
  *    (slub_def.h); kmem_cache_node below is the cache of the latter.

@@ -235,7 +235,9 @@ static void print_trailer(const struct kmem_cache *s, const struct slab *slab, v
 	unsigned char *p = object, *addr = slab_address(slab);
 	unsigned int off = pad_offset(s);
 
-	slot_meta_access(s, p, true);	/* left open: a report's end */
+	/* left open: this is a report, and the bytes are printed */
+	slot_meta_access(s, p, true);
+	object_open(s, p);
 	print_tracking(s, p);
 	print_slab_info(slab);
 	slab_printk("Object 0x%lx @offset=%lu fp=0x%lx\n\n", (unsigned long)p,
@@ -534,8 +536,10 @@ static void trace(const struct kmem_cache *s, const struct slab *slab, void *obj
 	slab_printk("TRACE %s %s 0x%lx inuse=%u fp=0x%lx\n", s->name, alloc ? "alloc" : "free",
 		    (unsigned long)object, slab_counters(slab).inuse,
 		    (unsigned long)READ_ONCE(slab->freelist));
-	if (!alloc)
+	if (!alloc) {
+		object_open(s, object);		/* memcheck: about to be freed anyway */
 		print_section("Object   ", object, s->object_size);
+	}
 }
 
 /* The checks before object, the head of slab's freelist, is handed out. */
@@ -607,6 +611,7 @@ static void *alloc_single_locked(struct kmem_cache *s, struct kmem_cache_node *n
 	slot_meta_access(s, object, true);
 	if (!alloc_debug_checks(s, slab, object)) {
 		slab_abandon_locked(s, n, slab);
+		slot_meta_access(s, object, false);
 		return NULL;
 	}
 	next = get_freepointer(s, object);	/* checked just now */

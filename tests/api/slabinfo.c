@@ -3,7 +3,7 @@
  * slabinfo.c - uslab_show_slabinfo() prints /proc/slabinfo version 2.1:
  * the kernel's exact header, then one row per cache, newest cache first,
  * each row in the kernel's exact column format.  Also checks the names of
- * the kmalloc caches (kmalloc-<n>, kmalloc-rcl-<n>; kmalloc-cg-<n> and
+ * the kmalloc caches (kmalloc-<n>, kmalloc-rcl-<n>, kmalloc-cg-<n>;
  * dma-kmalloc-<n> share the plain caches, so they have no rows of their
  * own), which differ by allocator only in the range of sizes.
  */
@@ -150,6 +150,8 @@ static void check_kmalloc_rows(const struct slabinfo_text *t, const char *const 
 		ck_assert_msg(find_row(t, name), "no row for %s", name);
 		snprintf(name, sizeof(name), "kmalloc-rcl-%s", sizes[i]);
 		ck_assert_msg(find_row(t, name), "no row for %s", name);
+		snprintf(name, sizeof(name), "kmalloc-cg-%s", sizes[i]);	/* memcg charged */
+		ck_assert_msg(find_row(t, name), "no row for %s", name);
 	}
 	ck_assert_msg(!find_row(t, absent), "unexpected row %s", absent);
 }
@@ -169,8 +171,8 @@ START_TEST(kmalloc_caches_have_the_kernel_names)
 	for (i = 0; i < t.nr_rows; i++) {
 		const char *name = t.rows[i].name;
 
-		/* accounting off and no DMA zone: those rows share the plain caches */
-		ck_assert_msg(strncmp(name, "kmalloc-cg-", 11) && strncmp(name, "dma-kmalloc-", 12),
+		/* no DMA zone: those rows share the plain caches */
+		ck_assert_msg(strncmp(name, "dma-kmalloc-", 12),
 			      "unexpected row %s", name);
 		/* SLOB has no kmalloc caches at all */
 		if (allocator_is("slob"))

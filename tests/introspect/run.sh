@@ -324,6 +324,8 @@ t_fork() {
 		case $line in child\ *) child=${line#child } ;; ok\ *) ok=1 ;; esac
 	done
 	[ -n "$child" ] && [ -n "$ok" ] || { fail fork "the target did not fork a child"; return 1; }
+	# a fork child's service makes its area after a short settling delay
+	for _ in $(seq 100); do [ -e "/dev/shm/uslab-$child" ] && break; sleep 0.1; done
 	timeout 60 "$usi" --slabinfo "$child" >"$out/fork.child" 2>&1
 	timeout 60 "$usi" --slabinfo "$tpid" >"$out/fork.parent" 2>&1
 	kill "$child"

@@ -6,7 +6,8 @@
  * pointer is stored encoded, so no plain heap address shows in it; a
  * naive double free, a pointer into the middle of an object, a pointer
  * that is no slab object, and a free to the wrong cache are each reported
- * in the kernel's words and abort before anything is corrupted.
+ * in the kernel's words and abort before anything is corrupted; a free
+ * pointer forged to a non-object is caught before it is handed out.
  */
 #include "common/test.h"
 
@@ -195,6 +196,36 @@ START_TEST(test_wrong_cache_reported)
 }
 END_TEST
 
+/*
+ * A free pointer forged with the right encoding (as an attacker who knows
+ * the key would) to an address that is not an object of the cpu slab: an
+ * object of another cache's slab (arg 0), or the middle of a live object
+ * of this slab (arg 1).  The fast path must not hand it out.
+ */
+static void forged_free_pointer(void *arg)
+{
+	struct kmem_cache *s = test_cache("forge", 64), *t = test_cache("forge-other", 64);
+	char *x = kmem_cache_alloc(s, GFP_KERNEL), *y = kmem_cache_alloc(s, GFP_KERNEL);
+	char *target = arg ? y + 8 : kmem_cache_alloc(t, GFP_KERNEL);
+	unsigned long slot;
+
+	kmem_cache_free(s, x);		/* x heads the cpu freelist */
+	slot = (unsigned long)x + s->offset;
+	*(unsigned long *)slot = (unsigned long)target ^ s->random ^ __builtin_bswap64(slot);
+	ck_assert_ptr_eq(kmem_cache_alloc(s, GFP_KERNEL), x);
+	kmem_cache_alloc(s, GFP_KERNEL);	/* would be target */
+}
+
+START_TEST(test_forged_free_pointer_caught)
+{
+	if (!CONFIG_SLAB_FREELIST_HARDENED)
+		return;
+	ck_assert_aborts_with(forged_free_pointer, NULL, "BUG forge (Not tainted): Freepointer corrupt");
+	ck_assert_aborts_with(forged_free_pointer, (void *)1,
+			      "BUG forge (Not tainted): Freepointer corrupt");
+}
+END_TEST
+
 START_TEST(test_null_frees_are_no_ops)
 {
 	struct kmem_cache *s = test_cache("nulls", 32);
@@ -218,6 +249,7 @@ static Suite *slub_hardening_suite(void)
 	tcase_add_test(tc, test_interior_pointer_reported);
 	tcase_add_test(tc, test_foreign_pointers_reported);
 	tcase_add_test(tc, test_wrong_cache_reported);
+	tcase_add_test(tc, test_forged_free_pointer_caught);
 	tcase_add_test(tc, test_null_frees_are_no_ops);
 	suite_add_tcase(s, tc);
 	return s;
