@@ -10,7 +10,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from driver.main import main  # noqa: E402  (the path is set just above)
+from driver.main import SECTIONS, main  # noqa: E402  (the path is set just above)
+from rcu.rcu_section import kfree_rcu_section  # noqa: E402  (bench/rcu/)
+
+# The "kfree_rcu vs kfree" section (bench/rcu/): registered here, after the others.
+SECTIONS.append(("kfree_rcu", kfree_rcu_section))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1252,21 +1252,17 @@ unsigned long mem_cgroup_usage(struct mem_cgroup *memcg)
 }
 EXPORT_SYMBOL(mem_cgroup_usage);
 
-/* Live charged slab objects of memcg in every vector of cache s (NULL: any). */
-static unsigned long memcg_count_objects_locked(const struct mem_cgroup *memcg,
-						const struct kmem_cache *s)
+/* Live slab objects charged to memcg, in every vector. */
+static unsigned long memcg_count_objects_locked(const struct mem_cgroup *memcg)
 {
 	const struct slab_objcgs *v;
 	unsigned long n = 0;
 	unsigned int i;
 
 	spin_lock(&memcg_vectors_lock);
-	list_for_each_entry(v, &memcg_vectors, list) {
-		if (s && v->cache != s)
-			continue;
+	list_for_each_entry(v, &memcg_vectors, list)
 		for (i = 0; i < v->objects; i++)
 			n += objcg_counts_for(READ_ONCE(v->objcgs[i]), memcg);
-	}
 	spin_unlock(&memcg_vectors_lock);
 	return n;
 }
@@ -1313,7 +1309,7 @@ static void memcg_fill_stats_locked(const struct mem_cgroup *memcg,
 	st->max_usage = pages_to_bytes(atomic_long_read(&memcg->memory.watermark));
 	st->limit = limit_bytes_of(memcg);
 	st->failcnt = (unsigned long)atomic_long_read(&memcg->memory.failcnt);
-	st->objects = memcg_count_objects_locked(memcg, NULL);
+	st->objects = memcg_count_objects_locked(memcg);
 	st->kmem_folios = folios;
 	st->kmem_bytes = pages * PAGE_SIZE;
 }

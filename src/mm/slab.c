@@ -1516,6 +1516,8 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *
  *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
  *     slab_alloc             pop this CPU's array                 [fast]
+ *       slab_alloc_memcg     __GFP_ACCOUNT or SLAB_ACCOUNT: charge the
+ *                            memory cgroup, pop, record (memcontrol.h)
  *       cache_alloc_slow     reap_tick; no CPU array yet, stale or empty
  *         cpu_array_refresh  (re)size this CPU's array to the tunables
  *         cache_alloc_refill shared array -> partial -> free slabs -> grow
@@ -1523,6 +1525,7 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *     cache_alloc_debugcheck_after  debug and memcheck caches (slab_debug.c)
  *   kmem_cache_free / kfree / kmem_cache_free_bulk
  *     object_cache_checked   the pointer is an object start of the cache
+ *     memcg_slab_free_hook   a charged object: uncharge (memcontrol.h)
  *     slab_free              push onto this CPU's array            [fast]
  *       cache_free_debugcheck  debug and memcheck caches (slab_debug.c)
  *       cache_free_slow      reap_tick; array full: cache_flusharray
@@ -1535,7 +1538,9 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  * double free), one store and avail.  No lock, no atomic read-modify-write,
  * no call.  The object check before a free reads the struct page (flags,
  * compound head, cache, s_mem) and does one multiply.  Debugging costs each
- * path one test of s->flags (CFLGS_DEBUG_HOOKS) when it is off.
+ * path one test of s->flags (CFLGS_DEBUG_HOOKS) when it is off; memory
+ * cgroups cost the alloc one test (gfp and s->flags) and the free one test
+ * of slab->memcg_data, in the struct page line already read.
  */
 /*
  * The API caller for the debug hooks: caller, or for 0 the return address

@@ -65,7 +65,7 @@
  *
  * 5. Invariants
  *    - Only the owning thread reads or writes c->freelist, c->slab,
- *      c->slab_start/slab_bytes, except __kmem_cache_shutdown, whose caller
+ *      c->slab_start/slab_objects, except __kmem_cache_shutdown, whose caller
  *      guarantees that nobody uses the cache any more.  Other threads touch
  *      a CPU's c->partial only under c->lock, and set c->flush_request.
  *    - A frozen slab is on no node list; only its owner takes objects from
@@ -123,7 +123,7 @@
  *    all).  A cache with debug flags (slub_debug= or creation flags), with
  *    SLAB_FAILSLAB, or any cache in memcheck mode takes the debug path
  *    (slab_debug_path()): it never gets a cpu slab or a per-CPU partial
- *    chain, so its c->freelist stays NULL and c->slab_bytes 0, and both
+ *    chain, so its c->freelist stays NULL and c->slab_objects 0, and both
  *    fast paths fall through to the slow path by the tests they make
  *    anyway: debug off costs the fast paths nothing.  __slab_alloc and
  *    slab_free_slow (and bulk) hand such caches to slab_alloc_debug() and
@@ -161,7 +161,7 @@ const char *const allocator_name = "slub";
 struct kmem_cache_cpu {
 	void *freelist;			/* free objects of the cpu slab (owner only, no lock) */
 	unsigned long slab_start;	/* first object of the cpu slab; 0 if none (owner) */
-	unsigned long slab_bytes;	/* objects * size of the cpu slab; 0 if none (owner) */
+	unsigned long slab_objects;	/* objects in the cpu slab; 0 if none (owner) */
 	struct slab *slab;		/* the cpu slab (frozen) or NULL (owner; changed under lock) */
 	struct slab *partial;		/* chain of frozen partial slabs (lock; owner peeks racily) */
 	bool flush_request;		/* kmem_cache_shrink wants the cpu slab back (atomic) */
@@ -693,7 +693,7 @@ static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *
 			     struct slab *slab, void *freelist)
 {
 	WRITE_ONCE(c->slab_start, (unsigned long)slab_objects_start(s, slab));
-	WRITE_ONCE(c->slab_bytes, (unsigned long)slab_counters(slab).objects * s->size);
+	WRITE_ONCE(c->slab_objects, slab_counters(slab).objects);
 	WRITE_ONCE(c->slab, slab);
 	WRITE_ONCE(c->freelist, freelist);
 }
@@ -701,7 +701,7 @@ static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *
 static void cpu_slab_clear(struct kmem_cache_cpu *c)
 {
 	WRITE_ONCE(c->slab_start, 0);
-	WRITE_ONCE(c->slab_bytes, 0);	/* no address is in an empty range */
+	WRITE_ONCE(c->slab_objects, 0);	/* no address is an object of no slab */
 	WRITE_ONCE(c->slab, NULL);
 	WRITE_ONCE(c->freelist, NULL);
 }
@@ -1248,6 +1248,8 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  *
  *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
  *     slab_alloc_node        pop c->freelist                     [fast]
+ *       slab_alloc_node_memcg  __GFP_ACCOUNT or SLAB_ACCOUNT: charge the
+ *                            memory cgroup, pop, record (memcontrol.h)
  *       __slab_alloc         no CPU yet, the cpu freelist empty (or its
  *         slab_alloc_one     head corrupt), or a debug-path cache:
  *           slab_alloc_debug debug, failslab, memcheck (slub_debug.c)
@@ -1256,6 +1258,7 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  *           slab_alloc_nocpu thread without a CPU id: under list_lock
  *   kmem_cache_free / kfree
  *     slab_free              push onto c->freelist if x is in the cpu slab [fast]
+ *                            (a charged x: uncharged into the CPU's stock)
  *       slab_free_slow       validate x (object_slab_checked), then
  *         slab_free_debug    a debug-path cache (slub_debug.c), or
  *         do_slab_free       the cpu slab after all, or
@@ -1265,29 +1268,41 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  *
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
  * head and check it is an object of the cpu slab (hardened: subtract,
- * compare, the exact-division multiply, rotate, compare; else a NULL
- * test), decode its free pointer (load, two XORs, bswap), one store, a
- * test of the gfp flags.  free: find c, a range check against the cpu
- * slab and an exact-division check (multiply, rotate, compare), a compare
- * with the freelist head (naive double free), encode, two stores.  No
- * lock, no atomic read-modify-write, no call.  Debug-path caches never
- * have a cpu slab, so they fail the first range check on either path.
+ * the exact-division multiply, rotate, one compare with the slab's object
+ * count; else a NULL test), decode its free pointer (load, two XORs,
+ * bswap), one store, a test of the gfp flags.  free: find c, the same
+ * object test, a compare with the freelist head (naive double free),
+ * encode, two stores.  No lock, no atomic read-modify-write, no call.
+ * Debug-path caches never have a cpu slab, so they fail that test on
+ * either path.  Memory cgroups add one test to each: __GFP_ACCOUNT or
+ * SLAB_ACCOUNT (s->flags, in the line the alloc reads), and the cpu slab's
+ * memcg_data (its struct page) on the free.
  */
+
+/*
+ * Is x an object of the cpu slab?  One multiply, one compare: the
+ * exact-division index of x's offset is below the slab's object count
+ * only for an object start (any other offset gives an index above
+ * s->size_limit); without a cpu slab the count is 0 and nothing passes.
+ */
+static __always_inline bool cpu_slab_has_object(const struct kmem_cache *s,
+						const struct kmem_cache_cpu *c, const void *x)
+{
+	return obj_offset_index(s, (unsigned long)x - READ_ONCE(c->slab_start)) <
+	       READ_ONCE(c->slab_objects);
+}
 
 /* May the fast path hand out object, the head of c->freelist?  Hardened
  * (§7): only an object of the cpu slab, so that a corrupted free pointer
- * is caught before its value is handed out; without a cpu slab the range
- * is empty, so one test rejects NULL and "no slab" too. */
+ * is caught before its value is handed out; that one test also rejects
+ * NULL and "no cpu slab". */
 static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache *s,
 						   const struct kmem_cache_cpu *c,
 						   const void *object)
 {
-	unsigned long off;
-
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return object != NULL;
-	off = (unsigned long)object - READ_ONCE(c->slab_start);
-	return off < READ_ONCE(c->slab_bytes) && obj_offset_index(s, off) <= s->size_limit;
+	return cpu_slab_has_object(s, c, object);
 }
 
 static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gfpflags,
@@ -1333,14 +1348,11 @@ static __always_inline void slab_free(struct kmem_cache *s, void *x, const char 
 				      unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
-	unsigned long off;
 	void *head;
 
 	if (unlikely(!c))
 		goto slow;
-	/* why one compare: slab_bytes is 0 without a cpu slab */
-	off = (unsigned long)x - READ_ONCE(c->slab_start);
-	if (unlikely(off >= READ_ONCE(c->slab_bytes) || obj_offset_index(s, off) > s->size_limit))
+	if (unlikely(!cpu_slab_has_object(s, c, x)))
 		goto slow;
 	head = READ_ONCE(c->freelist);
 	if (unlikely(x == head))

@@ -56,7 +56,7 @@ static inline bool kmem_cache_debug(const struct kmem_cache *s)
  * Does s take the debug path (slub_debug.c) for every allocation and free?
  * Debug caches, failslab caches, and every cache in memcheck mode.  Their
  * slabs never become cpu slabs, so the fast paths see an empty c->freelist
- * and a zero c->slab_bytes and never need to ask.
+ * and a zero c->slab_objects and never need to ask.
  */
 static inline bool slab_debug_path(const struct kmem_cache *s)
 {

@@ -133,13 +133,13 @@ done
 for v in "${variants[@]}"; do
 	# shellcheck disable=SC2046
 	check "static/$v" build_run "$tmp/prog-static-$v" "$v" "$src/prog.c" \
-		$(pkg-config --cflags "uslab-$v") "$lib/libuslab-$v.a" -pthread
+		$(pkg-config --cflags "uslab-$v") "$lib/libuslab-$v.a" -pthread -lurcu-bp
 done
 
 if [ -f "$lib/libuslab-slub.a" ]; then
 	# shellcheck disable=SC2046
 	check clash "$CC" -std=gnu11 -Wall -Werror -o "$tmp/clash" "$src/clash.c" \
-		$(pkg-config --cflags uslab-slub) "$lib/libuslab-slub.a" -pthread
+		$(pkg-config --cflags uslab-slub) "$lib/libuslab-slub.a" -pthread -lurcu-bp
 fi
 
 # options BINARY ARG: an unknown option is reported by name, a known one is not.

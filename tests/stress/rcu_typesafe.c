@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <uslab/gfp.h>
 #include <uslab/rcupdate.h>
 #include <uslab/slab.h>
 
@@ -52,6 +53,7 @@
 #define READ_BATCH	64	/* pointers a reader holds in one critical section */
 #define READ_PASSES	8	/* times it reads the tags behind them */
 #define RIVAL_BURST	128	/* objects of another type allocated at once */
+#define RIVAL_PAGES	16	/* and blocks of pages */
 
 struct tobj {
 	uint64_t tag;			/* TAG_RCU, written by the constructor only */
@@ -95,23 +97,41 @@ static uint64_t rnd(uint64_t *s)
 /* ---------------- the stress ---------------- */
 
 /*
- * Takes whatever pages have come free: same-size objects of another type,
- * written all over.  Run by the threads that free slabs (pages freed by a
- * thread go to its own per-CPU list first), and by a thread of its own.
+ * Takes whatever pages have come free, and writes another type all over
+ * them: same-size objects of another cache and of kmalloc, and blocks of
+ * orders 0..3 straight from the page allocator.  Run by the threads that
+ * free slabs (pages a thread frees go to its own per-CPU list first, where
+ * its next allocation finds them), and by a thread of its own.
  */
+static void rival_fill(void *p, size_t bytes)
+{
+	uint64_t *w = p;
+	size_t i;
+
+	for (i = 0; i < bytes / sizeof(*w); i++)
+		w[i] = TAG_RIVAL;
+}
+
 static void rival_burst(void)
 {
 	struct tobj *p[RIVAL_BURST];
-	int i, w;
+	struct page *pg[RIVAL_PAGES];
+	unsigned int i;
 
 	for (i = 0; i < RIVAL_BURST; i++) {
 		p[i] = (i & 1) ? kmem_cache_alloc(rival_cache, GFP_KERNEL)
 			       : kmalloc(sizeof(struct tobj), GFP_KERNEL);
-		for (w = 0; p[i] && w < OBJ_WORDS - 2; w++)
-			p[i]->body[w] = TAG_RIVAL;
 		if (p[i])
-			p[i]->tag = TAG_RIVAL;
+			rival_fill(p[i], sizeof(struct tobj));
 	}
+	for (i = 0; i < RIVAL_PAGES; i++) {
+		pg[i] = alloc_pages(GFP_KERNEL, i % 4);
+		if (pg[i])
+			rival_fill(page_address(pg[i]), 4096UL << (i % 4));
+	}
+	for (i = 0; i < RIVAL_PAGES; i++)
+		if (pg[i])
+			__free_pages(pg[i], i % 4);
 	for (i = 0; i < RIVAL_BURST; i++) {
 		if (i & 1)
 			kmem_cache_free(rival_cache, p[i]);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2317 # the case functions run through run_case
 # SPDX-License-Identifier: MIT
 # run.sh - uslab under Valgrind's memcheck, AddressSanitizer and
 # LeakSanitizer, for one allocator (src/mm/memcheck.h is what makes them see
@@ -149,7 +150,7 @@ built_plain=1 built_asan=1
 for prog in clean bugs; do
 	build "$prog" "" || built_plain=0
 done
-if [ $have_asan = 1 ]; then
+if [ "$have_asan" = 1 ]; then
 	for prog in clean bugs lsan; do
 		build "$prog" asan -fsanitize=address || built_asan=0
 	done
@@ -195,10 +196,10 @@ vg() {
 
 valgrind_clean() {
 	local log=$1 status
-	[ $have_valgrind = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
 	vg "$log" "$out/clean"
 	status=$?
-	[ $status = 0 ] || { fail "$log" "valgrind exited with $status (99: it reported errors)"; return 1; }
+	[ "$status" = 0 ] || { fail "$log" "valgrind exited with $status (99: it reported errors)"; return 1; }
 	expect "$log" '^clean: ok' 'ERROR SUMMARY: 0 errors'
 }
 
@@ -208,10 +209,10 @@ valgrind_clean() {
 # and the allocation stacks naming FREE-FN (or "-": no free stack) and ALLOC-FN.
 valgrind_access() {
 	local log=$1 case=$2 kind=$3 size=$4 fn=$5 where=$6 free_fn=$7 alloc_fn=$8 status
-	[ $have_valgrind = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
 	vg "$log" "$out/bugs" "$case"
 	status=$?
-	[ $status = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
+	[ "$status" = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
 	expect "$log" "Invalid ${kind} of size ${size}" "Address 0x[0-9a-f]+ is ${where}" || return 1
 	stack_has "$log" "Invalid ${kind} of size ${size}" "$fn" "faulting" || return 1
 	if [ "$free_fn" != - ]; then
@@ -224,10 +225,10 @@ valgrind_access() {
 
 valgrind_uninit() {
 	local log=$1 status
-	[ $have_valgrind = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
 	vg "$log" --track-origins=yes "$out/bugs" kmalloc-uninit
 	status=$?
-	[ $status = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
+	[ "$status" = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
 	expect "$log" 'Conditional jump or move depends on uninitialised value' \
 		'Uninitialised value was created by a heap allocation' || return 1
 	stack_has "$log" 'Conditional jump or move depends' bugs_branch_on_uninit "faulting" || return 1
@@ -236,10 +237,10 @@ valgrind_uninit() {
 
 valgrind_leak() {
 	local log=$1 status
-	[ $have_valgrind = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
 	vg "$log" "$out/bugs" kmalloc-leak
 	status=$?
-	[ $status = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (a definite leak)"; return 1; }
+	[ "$status" = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (a definite leak)"; return 1; }
 	expect "$log" '100 bytes in 1 blocks are definitely lost' 'definitely lost: 100 bytes in 1 blocks' ||
 		return 1
 	stack_has "$log" '100 bytes in 1 blocks are definitely lost' bugs_leak_kmalloc "allocation"
@@ -258,10 +259,10 @@ as() {
 
 asan_clean() {
 	local log=$1 status
-	[ $have_asan = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/clean-asan"
 	status=$?
-	[ $status = 0 ] || { fail "$log" "exited with $status"; return 1; }
+	[ "$status" = 0 ] || { fail "$log" "exited with $status"; return 1; }
 	expect "$log" '^clean: ok' || return 1
 	! grep -q 'Sanitizer' "$log" || fail "$log" "a sanitizer reported something"
 }
@@ -270,10 +271,10 @@ asan_clean() {
 # (READ|WRITE) in FN, and a non-zero exit.
 asan_access() {
 	local log=$1 case=$2 kind=$3 fn=$4 types=$5 status
-	[ $have_asan = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/bugs-asan" "$case"
 	status=$?
-	[ $status != 0 ] || { fail "$log" "exited with 0: ASan did not stop the program"; return 1; }
+	[ "$status" != 0 ] || { fail "$log" "exited with 0: ASan did not stop the program"; return 1; }
 	expect "$log" "ERROR: AddressSanitizer: ($types) on address" "^${kind} of size [0-9]+ at" \
 		"#0 0x[0-9a-f]+ in ${fn} " || return 1
 	! grep -q "^bugs: $case done" "$log" || fail "$log" "the program ran on after the bug"
@@ -281,10 +282,10 @@ asan_access() {
 
 lsan_root() {
 	local log=$1 status
-	[ $have_asan = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/lsan-asan" root
 	status=$?
-	[ $status = 0 ] || { fail "$log" "exited with $status: LSan reported a leak, or the run failed"; return 1; }
+	[ "$status" = 0 ] || { fail "$log" "exited with $status: LSan reported a leak, or the run failed"; return 1; }
 	expect "$log" '^lsan: root done' || return 1
 	! grep -q 'LeakSanitizer' "$log" || { fail "$log" "LeakSanitizer reported something"; return 1; }
 	# why: the control run proves that the arena, and nothing else (a stale
@@ -298,10 +299,10 @@ lsan_root() {
 
 lsan_leak() {
 	local log=$1 status
-	[ $have_asan = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/lsan-asan" leak
 	status=$?
-	[ $status != 0 ] || { fail "$log" "exited with 0: LSan found no leak"; return 1; }
+	[ "$status" != 0 ] || { fail "$log" "exited with 0: LSan found no leak"; return 1; }
 	expect "$log" 'ERROR: LeakSanitizer: detected memory leaks' \
 		'Direct leak of 77 byte\(s\) in 1 object\(s\) allocated from' \
 		'in lsan_lose_block ' \
@@ -319,11 +320,11 @@ run_case() {
 	selected "$name" || return 0
 	log=$out/$name.log
 	: >"$log"
-	if [ "$needs" = plain ] && [ $built_plain = 0 ]; then
+	if [ "$needs" = plain ] && [ "$built_plain" = 0 ]; then
 		record "$name" 1 "$log"
 		return
 	fi
-	if [ "$needs" = asan ] && [ $have_asan = 1 ] && [ $built_asan = 0 ]; then
+	if [ "$needs" = asan ] && [ "$have_asan" = 1 ] && [ "$built_asan" = 0 ]; then
 		record "$name" 1 "$log"
 		return
 	fi
