@@ -15,6 +15,7 @@
 #   liburcu-dev                   RCU (liburcu-bp), a dependency of the library
 #   valgrind                      memcheck client requests (headers) and tests
 #   procps tmux util-linux        slabtop, a terminal for uslabtop tests, unshare
+#   groff-base man-db             rendering checks of the manual pages
 #
 # usage: install-deps.sh [--label NAME] [PACKAGE...]
 # With packages given, installs those instead (bench/setup.sh uses this);
@@ -27,7 +28,7 @@ if [ "${1:-}" = --label ]; then
 	shift 2
 fi
 packages=(make gcc libc6-dev binutils clang libclang-rt-14-dev check libsubunit-dev
-	pkg-config cmake coreutils diffutils liburcu-dev valgrind procps tmux util-linux)
+	pkg-config cmake coreutils diffutils liburcu-dev valgrind procps tmux util-linux groff-base man-db)
 [ $# -gt 0 ] && packages=("$@")
 
 missing=()

@@ -74,6 +74,15 @@
  *    allocator's own statistics.  A PNG is the map alone, PNG_CELL pixels
  *    per page, with the same JSON in an iTXt chunk "uslab-summary"; its
  *    image data is stored, not compressed (no zlib in the library).
+ *    The JSON: format, allocator, pid, page_size, pages_per_row,
+ *    png_cell_px, png_section_gap_px, max_order, sections [{nr, start_pfn,
+ *    pages}], pages_online, pages_free (= pages_buddy + pages_pcp),
+ *    nr_free_pages (the allocator's), free_pages_by_order and
+ *    free_blocks_by_order [per order], pages_slab, pages_slab_unlisted,
+ *    pages_large_kmalloc, large_kmalloc_folios, pages_other, slob {small,
+ *    medium, large, full} (SLOB only), caches [{name, pages, slabs (counted),
+ *    num_slabs, order, objects_per_slab, active_objs, num_objs (slabinfo),
+ *    colour}], legend [{label, colour, pages, blocks}].
  *    Files are written to PATH.tmp.PID and renamed, so a reader never sees
  *    half a picture.
  *    USLAB_OPTIONS map_at_exit=PATH writes one from a destructor when the

@@ -40,8 +40,9 @@
 #define DEFAULT_MAX_ORDER	11
 #define PAGE_ALLOC_COSTLY_ORDER	3
 
+/* An RCU callback (rcu.c); the layout of <uslab/rcupdate.h>'s and liburcu's. */
 struct rcu_head {
-	struct rcu_head *next;			/* RCU callback chain */
+	struct rcu_head *next;			/* RCU callback chain (aligned: bit 0 clear) */
 	void (*func)(struct rcu_head *head);	/* called after a grace period */
 };
 

@@ -27,6 +27,9 @@
 #define PATTERN		0x5a5a5a5a5a5a5a5aULL
 #define YIELDS		2000	/* chances for the call_rcu thread while a reader holds on */
 
+_Static_assert(sizeof(struct rcu_head) == 2 * sizeof(void *),
+	       "the public struct rcu_head has the library's layout");
+
 struct obj {
 	uint64_t word[15];	/* PATTERN while the object lives */
 	struct rcu_head rcu;
