@@ -706,7 +706,7 @@ static void print_process(int pid)
 		fclose(f);
 	}
 	comm[strcspn(comm, "\n")] = '\0';
-	printf("%7d  %-5s %7d  %s\n", pid, c.h->allocator, c.h->service_tid, comm);
+	printf("%7d  %-5.8s %7d  %s\n", pid, c.h->allocator, c.h->service_tid, comm);
 	stats_client_close(&c);
 }
 

@@ -221,7 +221,7 @@ static void draw(FILE *out, const struct uslab_stats_header *h, const struct top
 	uint32_t i;
 
 	if (tty)
-		fprintf(out, "\033[H uslabtop - pid %d (%s), sorted by %s%s", h->pid, h->allocator,
+		fprintf(out, "\033[H uslabtop - pid %d (%.8s), sorted by %s%s", h->pid, h->allocator,
 			sort_name(sort), eol);
 	draw_summary(out, rows, n);
 	fprintf(out, "%s%s  OBJS ACTIVE  USE OBJ SIZE  SLABS OBJ/SLAB CACHE SIZE NAME%s%s", eol,

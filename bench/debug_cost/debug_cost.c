@@ -135,24 +135,33 @@ static double run_timed(int kmalloc_api, uint64_t run_ns)
 	return (double)(now - start) / ((double)chunks * CHECK_EVERY * (double)batch);
 }
 
+/* objsize of line if it is the slabinfo line of cache name, else 0. */
+static unsigned long line_objsize(const char *line, const char *name)
+{
+	size_t nlen = strlen(name);
+	unsigned long active, num, objsize;
+
+	if (strncmp(line, name, nlen) || line[nlen] != ' ')
+		return 0;
+	if (sscanf(line + nlen, "%lu %lu %lu", &active, &num, &objsize) != 3)
+		return 0;
+	return objsize;
+}
+
 /* slabinfo's objsize of the cache called name, or 0 if it has no line. */
 static unsigned long slabinfo_objsize(const char *name)
 {
-	char *text = NULL, *line;
-	size_t len = 0, nlen = strlen(name);
-	unsigned long active, num, objsize = 0;
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	unsigned long objsize = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
 		return 0;
 	uslab_show_slabinfo(f);
 	fclose(f);
-	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (!strncmp(line, name, nlen) && line[nlen] == ' ' &&
-		    sscanf(line + nlen, "%lu %lu %lu", &active, &num, &objsize) == 3)
-			break;
-		objsize = 0;
-	}
+	for (line = strtok_r(text, "\n", &save); line && !objsize; line = strtok_r(NULL, "\n", &save))
+		objsize = line_objsize(line, name);
 	free(text);
 	return objsize;
 }

@@ -510,8 +510,9 @@ EXPORT_SYMBOL(kvfree_call_rcu);
 
 /*
  * Every pending batch goes to a free carrier (rcu_barrier() then waits for
- * the carriers with liburcu's barrier); a batch that finds both carriers in
- * flight is freed here, after a grace period of its own.
+ * the carriers' callbacks with one of its own, queued behind them); a batch
+ * that finds both carriers in flight is freed here, after a grace period of
+ * its own.
  */
 void kvfree_rcu_barrier(void)
 {

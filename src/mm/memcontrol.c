@@ -194,6 +194,7 @@ static struct mem_cgroup root_memcg = {
 };
 
 struct obj_stock __percpu *memcg_stock;
+__thread struct obj_stock *this_obj_stock __attribute__((tls_model("initial-exec")));
 __thread struct obj_cgroup *active_objcg __attribute__((tls_model("initial-exec")));
 static __thread struct mem_cgroup *active_memcg __attribute__((tls_model("initial-exec")));
 /* Set while this thread runs shrink callbacks: a charge they make does not
@@ -483,12 +484,15 @@ static bool memcg_may_retry(struct obj_cgroup *objcg, gfp_t gfp, unsigned long n
 
 /* ======================= per-CPU stocks ======================= */
 
+/* This CPU's stock, attaching the thread to a CPU if need be (NULL if it
+ * cannot have one); caches it in this_obj_stock for the fast paths. */
 static struct obj_stock *this_cpu_stock(void)
 {
 	struct obj_stock *stock = this_cpu_ptr_or_null(memcg_stock);
 
 	if (!stock && raw_smp_processor_id() >= 0)
 		stock = this_cpu_ptr_or_null(memcg_stock);
+	this_obj_stock = stock;
 	return stock;
 }
 
@@ -596,10 +600,12 @@ void obj_cgroup_uncharge_slow(struct obj_cgroup *objcg, unsigned long size)
 	obj_stock_add(stock, size);
 }
 
-/* CPUHP_MEMCG_DEAD: the exiting thread gives its stock back. */
+/* CPUHP_MEMCG_DEAD: the exiting thread gives its stock back (and forgets
+ * it: the CPU id goes to another thread). */
 static void memcg_cpu_dead(unsigned int cpu)
 {
 	drain_obj_stock(per_cpu_ptr(memcg_stock, cpu));
+	this_obj_stock = NULL;
 }
 
 /**
@@ -698,6 +704,12 @@ void __memcg_slab_post_alloc_hook(struct kmem_cache *s, struct obj_cgroup *objcg
 		}
 		WRITE_ONCE(v->objcgs[slab_objcgs_index(v, p[i])], objcg);
 	}
+}
+
+void __memcg_slab_post_alloc_one(struct kmem_cache *s, struct obj_cgroup *objcg,
+				 gfp_t flags, void *object)
+{
+	__memcg_slab_post_alloc_hook(s, objcg, flags, 1, &object);
 }
 
 void __memcg_free_slab_cgroups(struct slab *slab)

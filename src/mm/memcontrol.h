@@ -65,6 +65,10 @@ struct slab_objcgs {
 };
 
 extern struct obj_stock __percpu *memcg_stock;	/* set before the first group exists */
+/* This thread's CPU's stock (per_cpu_ptr(memcg_stock, cpu)), cached by the
+ * slow path and cleared by the CPU teardown: NULL sends the fast paths to
+ * the slow path, which attaches the thread to a CPU if need be. */
+extern __thread struct obj_stock *this_obj_stock __attribute__((tls_model("initial-exec")));
 /* The objcg this thread charges (its active group's), NULL = charge nothing. */
 extern __thread struct obj_cgroup *active_objcg __attribute__((tls_model("initial-exec")));
 
@@ -73,6 +77,8 @@ int obj_cgroup_charge_slow(struct obj_cgroup *objcg, gfp_t gfp, size_t size);
 void obj_cgroup_uncharge_slow(struct obj_cgroup *objcg, unsigned long size);
 void __memcg_slab_post_alloc_hook(struct kmem_cache *s, struct obj_cgroup *objcg,
 				  gfp_t flags, size_t size, void **p);
+void __memcg_slab_post_alloc_one(struct kmem_cache *s, struct obj_cgroup *objcg,
+				 gfp_t flags, void *object);
 void __memcg_free_slab_cgroups(struct slab *slab);
 /* cgroup.memory=nokmem: no kmalloc-cg caches, nothing is ever charged. */
 extern bool cgroup_memory_nokmem;
@@ -102,30 +108,6 @@ static __always_inline unsigned int slab_objcgs_index(const struct slab_objcgs *
 	return (unsigned int)(((u128)((unsigned long)x - v->base) * v->mult) >> 64);
 }
 
-/*
- * Index of object x (an object start) of slab in its vector v: for SLUB the
- * exact-division multiply of obj_offset_index() (slub_internal.h) on fields
- * of s that its fast paths have in cache, so that the index does not wait
- * for the vector to load; for SLAB the vector's own multiply.  #if: the
- * fields exist in SLUB's struct kmem_cache only.
- */
-static __always_inline unsigned int memcg_obj_index(const struct kmem_cache *s,
-						    const struct slab *slab,
-						    const struct slab_objcgs *v, const void *x)
-{
-#if CONFIG_SLUB
-	unsigned long off = (unsigned long)x - (unsigned long)slab_address(slab) - s->red_left_pad;
-	unsigned long r = off * s->size_inv;
-
-	(void)v;
-	return (unsigned int)((r >> s->size_shift) | (r << (-s->size_shift & 63)));
-#else
-	(void)s;
-	(void)slab;
-	return slab_objcgs_index(v, x);
-#endif
-}
-
 /* Must this allocation be charged?  One test on the unaccounted fast path. */
 static __always_inline bool memcg_slab_wants_charge(const struct kmem_cache *s, gfp_t flags)
 {
@@ -135,7 +117,7 @@ static __always_inline bool memcg_slab_wants_charge(const struct kmem_cache *s, 
 /* Take nr_bytes from this CPU's stock if it holds enough for objcg. */
 static __always_inline bool consume_obj_stock(struct obj_cgroup *objcg, unsigned int nr_bytes)
 {
-	struct obj_stock *stock = this_cpu_ptr_or_null(memcg_stock);
+	struct obj_stock *stock = this_obj_stock;
 
 	if (likely(stock) && likely(stock->cached_objcg == objcg) &&
 	    likely(stock->nr_bytes >= nr_bytes)) {
@@ -148,7 +130,7 @@ static __always_inline bool consume_obj_stock(struct obj_cgroup *objcg, unsigned
 /* Give nr_bytes of objcg back to this CPU's stock (a page's worth at most). */
 static __always_inline void obj_cgroup_uncharge(struct obj_cgroup *objcg, unsigned int nr_bytes)
 {
-	struct obj_stock *stock = this_cpu_ptr_or_null(memcg_stock);
+	struct obj_stock *stock = this_obj_stock;
 
 	if (likely(stock) && likely(stock->cached_objcg == objcg) &&
 	    likely(stock->nr_bytes + nr_bytes <= PAGE_SIZE)) {
@@ -206,11 +188,11 @@ static __always_inline void memcg_slab_post_alloc_one(struct kmem_cache *s,
 		slab = folio_slab(virt_to_folio(object));
 		v = slab_objcgs(slab);
 		if (likely(v)) {
-			WRITE_ONCE(v->objcgs[memcg_obj_index(s, slab, v, object)], objcg);
+			WRITE_ONCE(v->objcgs[slab_objcgs_index(v, object)], objcg);
 			return;
 		}
 	}
-	__memcg_slab_post_alloc_hook(s, objcg, flags, 1, &object);
+	__memcg_slab_post_alloc_one(s, objcg, flags, object);	/* by value: object stays in a register */
 }
 
 /* Undo a pre-alloc charge of objects objects that were never handed out. */
@@ -233,7 +215,7 @@ static __always_inline void memcg_slab_free_hook(struct kmem_cache *s, struct sl
 
 	if (likely(!v))
 		return;
-	slot = &v->objcgs[memcg_obj_index(s, slab, v, x)];
+	slot = &v->objcgs[slab_objcgs_index(v, x)];
 	objcg = READ_ONCE(*slot);
 	if (!objcg)
 		return;		/* allocated without a charge */
@@ -257,11 +239,11 @@ static __always_inline bool memcg_slab_free_fast(struct kmem_cache *s, struct sl
 
 	if (likely(!v))
 		return true;
-	slot = &v->objcgs[memcg_obj_index(s, slab, v, x)];
+	slot = &v->objcgs[slab_objcgs_index(v, x)];
 	objcg = READ_ONCE(*slot);
 	if (!objcg)
 		return true;
-	stock = this_cpu_ptr_or_null(memcg_stock);
+	stock = this_obj_stock;
 	size = obj_full_size(s);
 	if (unlikely(!stock) || stock->cached_objcg != objcg || stock->nr_bytes + size > PAGE_SIZE)
 		return false;
