@@ -21,8 +21,8 @@
  * rcu_register_thread() only moves that first-use cost earlier;
  * rcu_unregister_thread() does nothing.  You need no liburcu header: link
  * with uslab (its pkg-config and CMake files add -lurcu-bp when linking
- * statically).  The callbacks of call_rcu() run on liburcu's call_rcu
- * thread, created at the first RCU use.
+ * statically).  The callbacks of call_rcu() run on uslab's RCU thread,
+ * "uslab-rcu", created at the first RCU use.
  *
  * Rules, as in the kernel, and what uslab does when one is broken:
  *   - synchronize_rcu() and rcu_barrier() inside rcu_read_lock() would wait
@@ -50,8 +50,8 @@ extern "C" {
 
 /*
  * struct rcu_head - a callback waiting for a grace period, embedded in the
- * object it frees.  Same size and layout as liburcu's (and the kernel's):
- * the library hands it to liburcu as it is.
+ * object it frees.  The kernel's shape (and liburcu's size and layout):
+ * next links it into the library's list of queued callbacks.
  */
 struct rcu_head {
 	struct rcu_head *next;			/* queue link (liburcu's) */
@@ -112,7 +112,7 @@ __uslab_rcu_inline void synchronize_rcu(void)
 /**
  * call_rcu - run a function after a grace period
  * @head: an rcu_head, usually inside the object to free
- * @func: called with @head, on liburcu's call_rcu thread, after every
+ * @func: called with @head, on uslab's RCU thread, after every
  *        read-side critical section that began before the call has ended
  */
 __uslab_rcu_inline void call_rcu(struct rcu_head *head, rcu_callback_t func)

@@ -228,7 +228,7 @@ USLAB_API void uslab_rcu_register_thread(void);
 USLAB_API void uslab_rcu_unregister_thread(void);
 /* Wait for every reader that began before the call (never inside a reader). */
 USLAB_API void uslab_synchronize_rcu(void);
-/* Run func(head) after a grace period, on liburcu's call_rcu thread. */
+/* Run func(head) after a grace period, on uslab's RCU thread ("uslab-rcu"). */
 USLAB_API void uslab_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
 /* Wait until every callback and every kvfree_rcu object queued before the
  * call has run or been freed (never inside a reader, never from a callback). */

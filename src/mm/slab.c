@@ -1524,7 +1524,8 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *         cache_alloc_node   no CPU id: one object under list_lock
  *     cache_alloc_debugcheck_after  debug and memcheck caches (slab_debug.c)
  *   kmem_cache_free / kfree / kmem_cache_free_bulk
- *     object_cache_checked   the pointer is an object start of the cache
+ *     object_cache_checked   the pointer is an object start of a slab
+ *       kmem_cache_free_wrong  of another cache: report, never followed
  *     memcg_slab_free_hook   a charged object: uncharge (memcontrol.h)
  *     slab_free              push onto this CPU's array            [fast]
  *       cache_free_debugcheck  debug and memcheck caches (slab_debug.c)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* uslab-test: threaded */
 /*
  * memcg.c - memory cgroup accounting of slab objects, through
  * <uslab/memcontrol.h> and <uslab/slab.h> only, as a checklist: creating
