@@ -156,6 +156,24 @@ static inline int stats_client_tid(struct stats_client *c)
 	return tid;
 }
 
+/*
+ * Open the file, waiting up to a second for a live process to make it: its
+ * service thread makes it just after the library starts (and a fork
+ * child's, 0.1 s after the fork).
+ */
+static inline int stats_client_open_file(const char *path, int pid)
+{
+	double end = stats_client_now() + 1.0;
+	int fd;
+
+	while ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0 && errno == ENOENT &&
+	       stats_client_now() < end && stats_pid_alive(pid))
+		usleep(20000);
+	if (fd < 0 && errno == ESRCH)
+		errno = ENOENT;
+	return fd;
+}
+
 /* Open pid's area; 0, or -1 with c->error set. */
 static inline int stats_client_open(struct stats_client *c, int pid)
 {
@@ -166,7 +184,7 @@ static inline int stats_client_open(struct stats_client *c, int pid)
 	c->h = NULL;
 	c->timeout = c->timeout > 0 ? c->timeout : STATS_CLIENT_DEFAULT_TIMEOUT;
 	stats_client_path(path, sizeof(path), pid);
-	c->fd = open(path, O_RDWR | O_CLOEXEC);
+	c->fd = stats_client_open_file(path, pid);
 	if (c->fd < 0)
 		return stats_client_open_fail(c, path, errno);
 	if (stats_client_map(c))

@@ -44,8 +44,9 @@
  *    next call sends it, or, for an orphaned krc, the next callback.
  *
  * 4. Lock order.  krc->lock and krc_pool_lock are leaves (FORK_RANK_LEAF):
- *    under them nothing allocates, frees or calls liburcu; call_rcu() runs
- *    after the lock is dropped.  Never held together.
+ *    under them nothing allocates, frees, waits or calls liburcu; only
+ *    call_rcu(), which takes no lock, runs under krc->lock (so a fork()
+ *    never finds a carrier filled but not queued).  Never held together.
  *
  * 5. Invariants.
  *    - pending.nr counts the objects of krc->pending; queued - freed over
@@ -291,31 +292,31 @@ static bool krc_due_locked(const struct kfree_rcu_cpu *krcp)
 	       krc_clock_ns() - krcp->first_ns >= KFREE_DRAIN_NS;
 }
 
-/* Move the pending batch into a free carrier; NULL if none is free. */
-static struct kfree_rcu_cpu_work *krc_detach_locked(struct kfree_rcu_cpu *krcp)
+static void kfree_rcu_work(struct rcu_head *head);
+
+/*
+ * Move the pending batch into a free carrier and queue the carrier; false
+ * if nothing is pending or both carriers are in flight.  Why call_rcu()
+ * under the lock: it takes no lock, and a fork() (which takes this lock
+ * first) then never finds a carrier filled but not queued.
+ */
+static bool krc_send_locked(struct kfree_rcu_cpu *krcp)
 {
 	struct kfree_rcu_cpu_work *krwp;
 	int i;
 
 	if (!krcp->pending.nr)
-		return NULL;
+		return false;
 	for (i = 0; i < KFREE_N_BATCHES; i++) {
 		krwp = &krcp->krw_arr[i];
 		if (!krwp->batch.nr) {
 			batch_move(&krwp->batch, &krcp->pending);
 			krcp->batches++;
-			return krwp;
+			call_rcu(&krwp->rcu_head, kfree_rcu_work);
+			return true;
 		}
 	}
-	return NULL;
-}
-
-static void kfree_rcu_work(struct rcu_head *head);
-
-static void kfree_rcu_queue(struct kfree_rcu_cpu_work *krwp)
-{
-	if (krwp)
-		call_rcu(&krwp->rcu_head, kfree_rcu_work);
+	return false;
 }
 
 /* The grace period of a carrier's batch is over: free it, free the carrier. */
@@ -334,10 +335,10 @@ static void kfree_rcu_work(struct rcu_head *head)
 	krcp->freed += b.nr;
 	empty = krc_spare_put_locked(krcp, empty, false);
 	/* why here: an orphaned krc has no thread left to send what waits */
-	krwp = krcp->orphaned ? krc_detach_locked(krcp) : NULL;
+	if (krcp->orphaned)
+		krc_send_locked(krcp);
 	spin_unlock(&krcp->lock);
 	free_blocks(empty);
-	kfree_rcu_queue(krwp);
 }
 
 /* ======================= krcs and threads ======================= */
@@ -345,14 +346,12 @@ static void kfree_rcu_work(struct rcu_head *head)
 static void krc_thread_exit(void *arg)
 {
 	struct kfree_rcu_cpu *krcp = arg;
-	struct kfree_rcu_cpu_work *krwp;
 
 	this_krc = NULL;
 	spin_lock(&krcp->lock);
 	krcp->orphaned = true;
-	krwp = krc_detach_locked(krcp);
+	krc_send_locked(krcp);
 	spin_unlock(&krcp->lock);
-	kfree_rcu_queue(krwp);
 	spin_lock(&krc_pool_lock);
 	krcp->next_pool = krc_pool;
 	krc_pool = krcp;
@@ -455,7 +454,6 @@ static noinline void kvfree_call_rcu_slow(struct kfree_rcu_cpu *krcp, struct rcu
 		void *ptr, int ch)
 {
 	struct kvfree_rcu_bulk_data *bnode = (void *)__get_free_pages(KVFREE_GFP, 0);
-	struct kfree_rcu_cpu_work *krwp = NULL;
 	bool queued = true;
 
 	if (bnode)
@@ -471,9 +469,8 @@ static noinline void kvfree_call_rcu_slow(struct kfree_rcu_cpu *krcp, struct rcu
 		}
 	}
 	if (queued && krc_due_locked(krcp))
-		krwp = krc_detach_locked(krcp);
+		krc_send_locked(krcp);
 	spin_unlock(&krcp->lock);
-	kfree_rcu_queue(krwp);
 	if (!queued)
 		kvfree_rcu_sync(krcp, ptr);
 }
@@ -484,7 +481,6 @@ static noinline void kvfree_call_rcu_slow(struct kfree_rcu_cpu *krcp, struct rcu
  */
 void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 {
-	struct kfree_rcu_cpu_work *krwp = NULL;
 	struct kfree_rcu_cpu *krcp;
 	int ch;
 
@@ -500,9 +496,8 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 		return;
 	}
 	if (krc_due_locked(krcp))
-		krwp = krc_detach_locked(krcp);
+		krc_send_locked(krcp);
 	spin_unlock(&krcp->lock);
-	kfree_rcu_queue(krwp);
 }
 EXPORT_SYMBOL(kvfree_call_rcu);
 
@@ -517,15 +512,13 @@ EXPORT_SYMBOL(kvfree_call_rcu);
 void kvfree_rcu_barrier(void)
 {
 	struct kvfree_rcu_batch mine = { { NULL, NULL }, NULL, 0 }, b;
-	struct kfree_rcu_cpu_work *krwp;
 	struct kfree_rcu_cpu *krcp;
 
 	for_each_krc(krcp) {
 		spin_lock(&krcp->lock);
-		krwp = krc_detach_locked(krcp);
+		krc_send_locked(krcp);
 		batch_move(&b, &krcp->pending);
 		spin_unlock(&krcp->lock);
-		kfree_rcu_queue(krwp);
 		batch_splice(&mine, &b);
 	}
 	if (!mine.nr)
@@ -567,7 +560,6 @@ unsigned long kvfree_rcu_pending(void)
  * orphaned, their batches sent, and the krcs pooled for new threads. */
 void kvfree_rcu_fork_child(void)
 {
-	struct kfree_rcu_cpu_work *krwp;
 	struct kfree_rcu_cpu *krcp;
 	bool orphan;
 
@@ -577,9 +569,9 @@ void kvfree_rcu_fork_child(void)
 		spin_lock(&krcp->lock);
 		orphan = !krcp->orphaned;
 		krcp->orphaned = true;
-		krwp = orphan ? krc_detach_locked(krcp) : NULL;
+		if (orphan)
+			krc_send_locked(krcp);
 		spin_unlock(&krcp->lock);
-		kfree_rcu_queue(krwp);
 		if (!orphan)
 			continue;
 		spin_lock(&krc_pool_lock);

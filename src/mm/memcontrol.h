@@ -108,10 +108,12 @@ static __always_inline unsigned int slab_objcgs_index(const struct slab_objcgs *
 	return (unsigned int)(((u128)((unsigned long)x - v->base) * v->mult) >> 64);
 }
 
-/* Must this allocation be charged?  One test on the unaccounted fast path. */
+/* Must this allocation be charged?  On the unaccounted fast path: a test
+ * of the gfp flags and one of s->flags (in the cache line the fast path
+ * reads), each a test with a jump. */
 static __always_inline bool memcg_slab_wants_charge(const struct kmem_cache *s, gfp_t flags)
 {
-	return !CONFIG_SLOB && unlikely((flags & __GFP_ACCOUNT) | (s->flags & SLAB_ACCOUNT));
+	return !CONFIG_SLOB && (unlikely(flags & __GFP_ACCOUNT) || unlikely(s->flags & SLAB_ACCOUNT));
 }
 
 /* Take nr_bytes from this CPU's stock if it holds enough for objcg. */

@@ -77,7 +77,7 @@ struct slab {
 	unsigned long __page_flags;	/* PG_slab, PG_head (atomic bits) */
 	union {
 		struct list_head slab_list;	/* on slabs_full/partial/free (list_lock) */
-		struct rcu_head rcu_head;	/* deferred free (unused: see slab.c §6) */
+		struct rcu_head rcu_head;	/* SLAB_TYPESAFE_BY_RCU: pages freed after a grace period (rcu.c) */
 	};
 	struct kmem_cache *slab_cache;	/* the owning cache (constant while a slab) */
 	void *freelist;			/* array of free object indexes; NULL when an

@@ -62,7 +62,7 @@ struct slab {
 	unsigned long __page_flags;	/* PG_slab, PG_head; PG_locked = slab_lock (atomic bits) */
 	union {
 		struct list_head slab_list;	/* on n->partial or n->full (n->list_lock) */
-		struct rcu_head rcu_head;	/* deferred free (unused: see slub.c §6) */
+		struct rcu_head rcu_head;	/* SLAB_TYPESAFE_BY_RCU: pages freed after a grace period (rcu.c) */
 		struct {			/* frozen on a per-CPU partial chain (c->lock) */
 			struct slab *next;	/* next slab of the chain */
 			int slabs;		/* length of the chain from here */

@@ -144,9 +144,16 @@ static inline void *slab_objects_start(const struct kmem_cache *s, const struct 
 static __always_inline void *freelist_ptr(const struct kmem_cache *s, void *ptr,
 					  unsigned long ptr_addr)
 {
-	if (CONFIG_SLAB_FREELIST_HARDENED)
-		return (void *)((unsigned long)ptr ^ s->random ^ __builtin_bswap64(ptr_addr));
-	return ptr;
+	unsigned long key;
+
+	if (!CONFIG_SLAB_FREELIST_HARDENED)
+		return ptr;
+	key = s->random ^ __builtin_bswap64(ptr_addr);
+	/* why the empty asm: it keeps the compiler from reassociating the
+	 * XORs, so decoding is one XOR after the load of the free pointer,
+	 * the load each allocation of the fast path waits for */
+	__asm__("" : "+r"(key));
+	return (void *)((unsigned long)ptr ^ key);
 }
 
 static __always_inline void *get_freepointer(const struct kmem_cache *s, void *object)

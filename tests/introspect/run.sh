@@ -130,6 +130,8 @@ fi
 
 t_area() {
 	local f=/dev/shm/uslab-$tpid
+	# the service thread makes the file just after the library started
+	for _ in $(seq 50); do [ -f "$f" ] && break; sleep 0.1; done
 	[ -f "$f" ] || { fail area "$f does not exist"; return 1; }
 	[ "$(stat -c %a "$f")" = 600 ] || { fail area "$f has mode $(stat -c %a "$f"), not 600"; return 1; }
 	timeout 60 "$usi" --list >"$out/list.out" 2>&1

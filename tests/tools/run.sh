@@ -41,7 +41,12 @@
 #                                   stack for such memory.  A read just past the
 #                                   end of an object is "use-after-poison" when
 #                                   the next slot is free, "unknown-crash" when
-#                                   it is allocated: both are accepted.
+#                                   it is allocated: both are accepted.  Not on
+#                                   SLOB (skipped, saying why): SLOB packs blocks
+#                                   in 2-byte units, and ASan's shadow cannot
+#                                   tell bytes apart inside one 8-byte granule,
+#                                   which a kmalloc(13) object shares with the
+#                                   next block.
 #   lsan-root                       LSan reports no leak for a malloc block only
 #                                   referenced from a uslab object; and, as a
 #                                   control, does report it when told to ignore
@@ -272,6 +277,10 @@ asan_clean() {
 asan_access() {
 	local log=$1 case=$2 kind=$3 fn=$4 types=$5 status
 	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	if [ "$case" = kmalloc-read-past-end ] && [ "$alloc" = slob ]; then
+		skip "$log" "SLOB packs blocks in 2-byte units: ASan's 8-byte shadow granules cannot mark byte 13 of kmalloc(13) (SLUB and SLAB only)"
+		return
+	fi
 	as "$log" "$out/bugs-asan" "$case"
 	status=$?
 	[ "$status" != 0 ] || { fail "$log" "exited with 0: ASan did not stop the program"; return 1; }
