@@ -197,6 +197,25 @@ static __always_inline void memcg_slab_post_alloc_one(struct kmem_cache *s,
 	__memcg_slab_post_alloc_one(s, objcg, flags, object);	/* by value: object stays in a register */
 }
 
+/*
+ * memcg_slab_post_alloc_idx - memcg_slab_post_alloc_one for an allocator
+ * that knows the object's slab and index already (SLUB's fast path: its
+ * cpu slab and the exact-division index it just checked), which spares the
+ * dependent loads and multiply of finding them again.
+ */
+static __always_inline void memcg_slab_post_alloc_idx(struct kmem_cache *s,
+						      struct obj_cgroup *objcg, gfp_t flags,
+						      struct slab *slab, unsigned int idx,
+						      void *object)
+{
+	struct slab_objcgs *v = slab_objcgs(slab);
+
+	if (likely(v))
+		WRITE_ONCE(v->objcgs[idx], objcg);
+	else
+		__memcg_slab_post_alloc_one(s, objcg, flags, object);
+}
+
 /* Undo a pre-alloc charge of objects objects that were never handed out. */
 static inline void memcg_slab_cancel_charge(struct kmem_cache *s, struct obj_cgroup *objcg,
 					    size_t objects)
@@ -227,12 +246,13 @@ static __always_inline void memcg_slab_free_hook(struct kmem_cache *s, struct sl
 
 /*
  * memcg_slab_free_fast - memcg_slab_free_hook for a free fast path that
- * must not call out (the caller holds per-CPU state it read before): true
- * when x needed no uncharge or was uncharged into this CPU's stock; false,
- * with nothing done, sends the free to the slow path and its full hook.
+ * must not call out (the caller holds per-CPU state it read before) and
+ * knows the object's index idx in slab: true when the object needed no
+ * uncharge or was uncharged into this CPU's stock; false, with nothing
+ * done, sends the free to the slow path and its full hook.
  */
 static __always_inline bool memcg_slab_free_fast(struct kmem_cache *s, struct slab *slab,
-						 void *x)
+						 unsigned int idx)
 {
 	struct slab_objcgs *v = slab_objcgs(slab);
 	struct obj_cgroup **slot, *objcg;
@@ -241,7 +261,7 @@ static __always_inline bool memcg_slab_free_fast(struct kmem_cache *s, struct sl
 
 	if (likely(!v))
 		return true;
-	slot = &v->objcgs[slab_objcgs_index(v, x)];
+	slot = &v->objcgs[idx];
 	objcg = READ_ONCE(*slot);
 	if (!objcg)
 		return true;

@@ -1285,6 +1285,13 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  * only for an object start (any other offset gives an index above
  * s->size_limit); without a cpu slab the count is 0 and nothing passes.
  */
+/* Index of x in the cpu slab, x an object of it (cpu_slab_has_object). */
+static __always_inline unsigned int cpu_slab_index(const struct kmem_cache *s,
+						   const struct kmem_cache_cpu *c, const void *x)
+{
+	return (unsigned int)obj_offset_index(s, (unsigned long)x - c->slab_start);
+}
+
 static __always_inline bool cpu_slab_has_object(const struct kmem_cache *s,
 						const struct kmem_cache_cpu *c, const void *x)
 {
@@ -1326,13 +1333,22 @@ static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gf
 static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags, int node,
 					    unsigned long addr)
 {
+	struct kmem_cache_cpu *c;
 	struct obj_cgroup *objcg;
 	void *object;
 
 	if (!memcg_slab_pre_alloc_hook(s, &objcg, 1, gfpflags))
 		return NULL;
 	object = slab_alloc_node_fast(s, gfpflags, node, addr);
-	memcg_slab_post_alloc_one(s, objcg, gfpflags, object);
+	if (!objcg)
+		return object;
+	c = this_cpu_ptr_or_null(s->cpu_slab);
+	/* why: an object of the cpu slab (the usual case) has its index at hand */
+	if (likely(c && object && cpu_slab_has_object(s, c, object)))
+		memcg_slab_post_alloc_idx(s, objcg, gfpflags, c->slab, cpu_slab_index(s, c, object),
+					  object);
+	else
+		memcg_slab_post_alloc_one(s, objcg, gfpflags, object);
 	return object;
 }
 
@@ -1357,7 +1373,7 @@ static __always_inline void slab_free(struct kmem_cache *s, void *x, const char 
 	head = READ_ONCE(c->freelist);
 	if (unlikely(x == head))
 		goto slow;		/* reported there: naive double free */
-	if (unlikely(!memcg_slab_free_fast(s, c->slab, x)))
+	if (unlikely(!memcg_slab_free_fast(s, c->slab, cpu_slab_index(s, c, x))))
 		goto slow;		/* an uncharge the stock cannot take */
 	set_freepointer(s, x, head);
 	WRITE_ONCE(c->freelist, x);

@@ -52,6 +52,15 @@
  *    then slab_error_done() (debug_options.c): abort by default; under
  *    slab_error=repair the damage is repaired, with "FIX <cache>: ..."
  *    lines, and the process goes on.
+ *
+ * 7. Memcheck mode (memcheck.h).  Every cache takes this path; a new slab
+ *    is made no-access as a whole once built; an object becomes a heap
+ *    block when handed out (memcheck_alloc) and no-access again when taken
+ *    back (memcheck_free); the allocator opens a slot's own bytes (red
+ *    zones, free pointer, tracks, padding: slot_meta_access) and a free
+ *    object's body (object_open) only around its own accesses, so Valgrind
+ *    or ASan report a program's read past an object or after a free.  A
+ *    slab given back is made undefined (accessible) for the page allocator.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -117,6 +117,12 @@ own() {
 	send slabinfo "$out/$1" && echo "$out/$1"
 }
 
+# wait_area PID: its statistics file exists (the service makes it just after start).
+wait_area() {
+	for _ in $(seq 50); do [ -e "/dev/shm/uslab-$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
 # The private mount namespace for the bind mounts: unshare -m as root,
 # else unshare -Urm; empty when neither is allowed.
 unshare_cmd=()
@@ -130,9 +136,7 @@ fi
 
 t_area() {
 	local f=/dev/shm/uslab-$tpid
-	# the service thread makes the file just after the library started
-	for _ in $(seq 50); do [ -f "$f" ] && break; sleep 0.1; done
-	[ -f "$f" ] || { fail area "$f does not exist"; return 1; }
+	wait_area "$tpid" || { fail area "$f does not exist"; return 1; }
 	[ "$(stat -c %a "$f")" = 600 ] || { fail area "$f has mode $(stat -c %a "$f"), not 600"; return 1; }
 	timeout 60 "$usi" --list >"$out/list.out" 2>&1
 	grep -Eq "^ *$tpid +$alloc " "$out/list.out" || { fail area "--list lacks pid $tpid" "$out/list.out"; return 1; }
@@ -410,13 +414,14 @@ t_stale() {
 	local dead msg
 	target_start || { fail stale "the target did not start"; return 1; }
 	dead=$tpid
+	wait_area "$dead"
 	kill -9 "$TARGET_PID"
 	wait "$TARGET_PID" 2>/dev/null
 	[ -e "/dev/shm/uslab-$dead" ] || { fail stale "a killed process left no file to test with"; return 1; }
 	msg=$(timeout 60 "$usi" --slabinfo "$dead" 2>&1)
 	[[ $msg == *"is gone; removed its stale file"* ]] && [ ! -e "/dev/shm/uslab-$dead" ] ||
 		{ fail stale "a dead pid's file: '$msg'"; return 1; }
-	target_start && dead=$tpid && kill -9 "$TARGET_PID" && wait "$TARGET_PID" 2>/dev/null
+	target_start && dead=$tpid && wait_area "$dead" && kill -9 "$TARGET_PID" && wait "$TARGET_PID" 2>/dev/null
 	target_start || { fail stale "the target did not start"; return 1; }
 	for _ in $(seq 100); do [ -e "/dev/shm/uslab-$dead" ] || break; sleep 0.1; done
 	target_stop
