@@ -1285,11 +1285,12 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  * only for an object start (any other offset gives an index above
  * s->size_limit); without a cpu slab the count is 0 and nothing passes.
  */
-/* Index of x in the cpu slab, x an object of it (cpu_slab_has_object). */
-static __always_inline unsigned int cpu_slab_index(const struct kmem_cache *s,
-						   const struct kmem_cache_cpu *c, const void *x)
+/* Index of x in the cpu slab: below c->slab_objects iff x is an object of
+ * it (the owner's plain-read form of cpu_slab_has_object). */
+static __always_inline unsigned long cpu_slab_index(const struct kmem_cache *s,
+						    const struct kmem_cache_cpu *c, const void *x)
 {
-	return (unsigned int)obj_offset_index(s, (unsigned long)x - c->slab_start);
+	return obj_offset_index(s, (unsigned long)x - c->slab_start);
 }
 
 static __always_inline bool cpu_slab_has_object(const struct kmem_cache *s,
@@ -1335,6 +1336,7 @@ static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags
 {
 	struct kmem_cache_cpu *c;
 	struct obj_cgroup *objcg;
+	unsigned long idx;
 	void *object;
 
 	if (!memcg_slab_pre_alloc_hook(s, &objcg, 1, gfpflags))
@@ -1343,12 +1345,17 @@ static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags
 	if (!objcg)
 		return object;
 	c = this_cpu_ptr_or_null(s->cpu_slab);
-	/* why: an object of the cpu slab (the usual case) has its index at hand */
-	if (likely(c && object && cpu_slab_has_object(s, c, object)))
-		memcg_slab_post_alloc_idx(s, objcg, gfpflags, c->slab, cpu_slab_index(s, c, object),
-					  object);
-	else
-		memcg_slab_post_alloc_one(s, objcg, gfpflags, object);
+	/* why: an object of the cpu slab (the usual case) has its slab and
+	 * index at hand, without the dependent loads of finding them */
+	if (likely(c && object)) {
+		idx = cpu_slab_index(s, c, object);
+		if (likely(idx < c->slab_objects)) {
+			memcg_slab_post_alloc_idx(s, objcg, gfpflags, c->slab, (unsigned int)idx,
+						  object);
+			return object;
+		}
+	}
+	memcg_slab_post_alloc_one(s, objcg, gfpflags, object);
 	return object;
 }
 
@@ -1373,7 +1380,7 @@ static __always_inline void slab_free(struct kmem_cache *s, void *x, const char 
 	head = READ_ONCE(c->freelist);
 	if (unlikely(x == head))
 		goto slow;		/* reported there: naive double free */
-	if (unlikely(!memcg_slab_free_fast(s, c->slab, cpu_slab_index(s, c, x))))
+	if (unlikely(!memcg_slab_free_fast(s, c->slab, (unsigned int)cpu_slab_index(s, c, x))))
 		goto slow;		/* an uncharge the stock cannot take */
 	set_freepointer(s, x, head);
 	WRITE_ONCE(c->freelist, x);

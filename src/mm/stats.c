@@ -625,8 +625,9 @@ static int answer_validate(struct stats_answer *a, const char *name)
 	if (!s)
 		answer_msg(a, "no cache named '%s'", name);
 	else if (ret == -EINVAL)
-		answer_msg(a, "%s: nothing to validate: %s validates only caches with debugging "
-			   "(under SLUB: USLAB_OPTIONS=slub_debug=FZPU,%s)", name, allocator_name, name);
+		answer_msg(a, "%s: nothing to validate: %s's kmem_cache_validate() refused it "
+			   "(SLUB validates caches with debugging, e.g. USLAB_OPTIONS=slub_debug=FZPU,%s)",
+			   name, allocator_name, name);
 	else if (ret < 0)
 		answer_msg(a, "%s: validate failed: %s", name, strerror(-ret));
 	else
