@@ -187,3 +187,8 @@ void memcheck_kmalloc_resize(const void *obj, size_t old_size, size_t new_size)
 	else if (memcheck_mode == MEMCHECK_ASAN)
 		__asan_unpoison_memory_region(p + old_size, new_size - old_size);
 }
+
+void memcheck_kmalloc_set_size(const void *obj, size_t slot, size_t size)
+{
+	memcheck_kmalloc_resize(obj, memcheck_kmalloc_size(obj, slot), size);
+}

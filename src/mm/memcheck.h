@@ -36,6 +36,13 @@
  *      a slot of a per-CPU array that handed the object out is cleared, as
  *      the kernel's kmemleak_erase() does, or a leaked object would count as
  *      still reachable.
+ *    - objects are kept MEMCHECK_GAP bytes apart where the layout allows
+ *      (no-access bytes): valgrind names the block of an address by looking
+ *      that far around each block, so an access just past one object is
+ *      told of that object, not of its neighbour.  SLUB's debug layout
+ *      (free pointer and padding outside the object) and SLOB's headers
+ *      keep them apart already; SLAB puts the gap before each object (so
+ *      that slab->s_mem is no pointer to an object either).
  *    - kmalloc: the cache hands out a slot (memcheck_alloc of the cache's
  *      object size); the kmalloc path then shrinks the block to the size
  *      asked for with memcheck_kmalloc_resize(obj, slot, size), so that an
@@ -70,6 +77,9 @@ enum memcheck_mode {
 	MEMCHECK_ASAN,
 };
 
+/* Bytes kept between objects in memcheck mode: valgrind's heap red zone. */
+#define MEMCHECK_GAP	16
+
 extern enum memcheck_mode memcheck_mode;	/* set once by memcheck_init (constant afterwards) */
 
 /* Decide memcheck_mode (options parsed already) and register the arena with
@@ -94,6 +104,10 @@ size_t memcheck_kmalloc_size(const void *obj, size_t slot);
  * slot), in place: shrinking makes the tail inaccessible, growing makes the
  * new bytes accessible (undefined, for valgrind); the rest keeps its state. */
 void memcheck_kmalloc_resize(const void *obj, size_t old_size, size_t new_size);
+/* The block at obj, in a slot of slot bytes, becomes size bytes (<= slot)
+ * whatever its size now (memcheck_kmalloc_size): kmalloc, ksize, krealloc,
+ * and a free path that must write the whole slot. */
+void memcheck_kmalloc_set_size(const void *obj, size_t slot, size_t size);
 
 /* Raw states of a range (valgrind: MAKE_MEM_*; ASan: poison or unpoison). */
 void memcheck_noaccess(const void *p, size_t n);

@@ -21,13 +21,15 @@
  *
  * The allocators' use of the hooks (SLOB never calls them: it has no
  * accounting, as in Linux):
- *   alloc   if memcg_slab_wants_charge(s, gfp) (one test: __GFP_ACCOUNT or
+ *   alloc   if memcg_slab_wants_charge(s, gfp) (__GFP_ACCOUNT or
  *           SLAB_ACCOUNT), the allocation goes through a path that calls
  *           memcg_slab_pre_alloc_hook (charge first; false = return NULL),
- *           allocates, then memcg_slab_post_alloc_hook (record the objcg in
- *           the vector, or uncharge what was not allocated).
+ *           allocates, then memcg_slab_post_alloc_one/_idx (record the
+ *           objcg in the vector, or uncharge what was not allocated);
+ *           bulk: memcg_slab_post_alloc_hook, or memcg_slab_cancel_charge.
  *   free    after the pointer was validated: memcg_slab_free_hook, which
- *           does nothing unless slab->memcg_data is set.
+ *           does nothing unless slab->memcg_data is set; SLUB's fast path
+ *           uses memcg_slab_free_fast, which never calls out.
  *   slab    memcg_free_slab_cgroups when a slab goes back to the pages.
  */
 #ifndef USLAB_MM_MEMCONTROL_H
@@ -100,8 +102,8 @@ static __always_inline struct slab_objcgs *slab_objcgs(const struct slab *slab)
 /*
  * Index of the object holding address x of its slab: (x - base) / size by
  * one multiply, the high half of (x - base) * ceil(2^64 / size).  Exact:
- * the rounding up adds less than (x - base) * size / 2^64 < 1 to a product
- * that is at most (size - 1) / size below the next integer.
+ * rounding mult up adds less than 1/size to the quotient (x - base) / size,
+ * whose fraction is at most (size - 1) / size, so the floor never moves.
  */
 static __always_inline unsigned int slab_objcgs_index(const struct slab_objcgs *v, const void *x)
 {

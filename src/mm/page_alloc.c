@@ -97,6 +97,14 @@
  *    a struct page of an online section, a compound page with the wrong
  *    order or a damaged tail, or a page whose flags/mapping/memcg_data are
  *    not clean, prints the kernel's "Bad page state" report and aborts.
+ *
+ * 7. Memcheck (memcheck.h §2)
+ *    When memcheck_active(), a block freed becomes no-access and a block
+ *    handed out undefined (defined when it is known to be zero, or is
+ *    cleared for __GFP_ZERO): the kernel's kasan_poison_pages/unpoison, so
+ *    that a use after free is still seen once a slab has gone back here.
+ *    Nothing here reads the bytes of a free block (the lists live in struct
+ *    page; free page reporting only madvises them).
  */
 #define _GNU_SOURCE	/* program_invocation_short_name */
 #include <errno.h>
@@ -105,6 +113,7 @@
 #include <string.h>
 #include "internal.h"
 #include "cpu.h"
+#include "memcheck.h"
 #include "os/os.h"
 
 #define NR_PCP_LISTS		(PAGE_ALLOC_COSTLY_ORDER + 1)
@@ -621,10 +630,22 @@ static void prep_compound_page(struct page *page, unsigned int order)
 		atomic_set(&page[2].hpage_pinned_refcount, 0);
 }
 
+/* memcheck (§7): the block handed out is the owner's, zero or undefined. */
+static noinline void prep_new_page_memcheck(struct page *page, unsigned int order, gfp_t gfp,
+					    bool zeroed)
+{
+	if (zeroed || (gfp & __GFP_ZERO))	/* why: clear_pages follows */
+		memcheck_defined(page_address(page), PAGE_SIZE << order);
+	else
+		memcheck_undefined(page_address(page), PAGE_SIZE << order);
+}
+
 static __always_inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
 	bool zeroed = PageZeroed(page);
 
+	if (unlikely(memcheck_active()))
+		prep_new_page_memcheck(page, order, gfp, zeroed);
 	set_free_state(page, 0);
 	page->private = 0;
 	atomic_set(&page->_refcount, 1);
@@ -845,6 +866,8 @@ static __always_inline void free_pages_prepare(struct page *page, unsigned int o
 		free_compound_prepare(page, order);
 	/* keep only the node: PG_head, PG_large_kmalloc, owners' bits go */
 	WRITE_ONCE(page->flags, READ_ONCE(page->flags) & (~0UL << NODES_PGSHIFT));
+	if (unlikely(memcheck_active()))	/* §7: a use after free is seen */
+		memcheck_noaccess(page_address(page), PAGE_SIZE << order);
 }
 
 static void free_one_page(struct page *page, unsigned int order)

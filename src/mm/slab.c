@@ -152,6 +152,7 @@
 #include <unistd.h>
 #include "slab.h"
 #include "cpu.h"
+#include "memcheck.h"
 #include "memcontrol.h"
 #include "os/os.h"
 #include "slab_debug.h"
@@ -1132,6 +1133,17 @@ static void free_block(struct kmem_cache *s, void **objpp, unsigned int nr, int 
 
 /* ======================= array caches ======================= */
 
+/*
+ * memcheck (memcheck.h §2): entries [ac->avail, old) were just vacated.
+ * Clear them, so that no stale copy of a pointer keeps an object that the
+ * program leaks reachable for valgrind (the kernel's kmemleak_erase()).
+ */
+static void ac_erase_vacated(struct array_cache *ac, unsigned int old)
+{
+	if (unlikely(memcheck_active()))
+		memset(&ac->entry[ac->avail], 0, sizeof(void *) * (old - ac->avail));
+}
+
 /* Move up to max of from's newest entries onto to; returns how many. */
 static unsigned int transfer_objects(struct array_cache *to, struct array_cache *from,
 				     unsigned int max)
@@ -1142,6 +1154,7 @@ static unsigned int transfer_objects(struct array_cache *to, struct array_cache 
 		return 0;
 	memcpy(to->entry + to->avail, from->entry + from->avail - nr, sizeof(void *) * nr);
 	from->avail -= nr;
+	ac_erase_vacated(from, from->avail + nr);
 	to->avail += nr;
 	return nr;
 }
@@ -1160,6 +1173,7 @@ static void drain_array_locked(struct kmem_cache *s, struct array_cache *ac, int
 	free_block(s, ac->entry, tofree, node, list);
 	ac->avail -= tofree;
 	memmove(ac->entry, &ac->entry[tofree], sizeof(void *) * ac->avail);
+	ac_erase_vacated(ac, ac->avail + tofree);
 }
 
 /* Give every entry of ac back to its slabs (no lock held). */
@@ -1288,6 +1302,7 @@ static void cache_flusharray(struct kmem_cache *s, struct array_cache *ac)
 	spin_unlock(&n->list_lock);
 	ac->avail -= batchcount;
 	memmove(ac->entry, &ac->entry[batchcount], sizeof(void *) * ac->avail);
+	ac_erase_vacated(ac, ac->avail + batchcount);
 	slabs_destroy(s, &list);
 }
 
@@ -1550,6 +1565,26 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  */
 #define slab_caller(caller)	((caller) ? (caller) : _RET_IP_)
 
+/* memcheck: the entry of this CPU's array that handed slot out is cleared
+ * (ac_erase_vacated); the compare: slot may have come from the node lists. */
+static void ac_erase_popped(struct kmem_cache *s, const void *slot)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_cache);
+	struct array_cache *ac = c ? c->ac : NULL;
+
+	if (ac && ac->avail < ac->limit && ac->entry[ac->avail] == slot)
+		ac->entry[ac->avail] = NULL;
+}
+
+/* Out of line, so that the fast path keeps nothing live across the hook. */
+static noinline void *slab_alloc_debug(struct kmem_cache *s, gfp_t flags, void *slot,
+				       unsigned long caller)
+{
+	if (memcheck_active() && slot)
+		ac_erase_popped(s, slot);
+	return cache_alloc_debugcheck_after(s, flags, slot, caller);
+}
+
 static __always_inline void *slab_alloc_fast(struct kmem_cache *s, gfp_t flags,
 					     unsigned long caller)
 {
@@ -1566,7 +1601,7 @@ static __always_inline void *slab_alloc_fast(struct kmem_cache *s, gfp_t flags,
 		objp = cache_alloc_slow(s, flags);
 	}
 	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS))
-		objp = cache_alloc_debugcheck_after(s, flags, objp, slab_caller(caller));
+		objp = slab_alloc_debug(s, flags, objp, slab_caller(caller));
 	if (unlikely(flags & __GFP_ZERO) && likely(objp))
 		memset(objp, 0, READ_ONCE(s->object_size));
 	return objp;
@@ -1739,6 +1774,24 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
+/*
+ * kmalloc's rare cases: no cache for the size (s is NULL or ZERO_SIZE_PTR),
+ * or memcheck mode, where the slot handed out becomes a block of the size
+ * asked for (memcheck.h §2), after __GFP_ZERO's memset of the whole slot.
+ */
+static noinline void *kmalloc_slow(struct kmem_cache *s, size_t size, gfp_t flags, int node,
+				   unsigned long caller)
+{
+	void *objp;
+
+	if (ZERO_OR_NULL_PTR(s))
+		return s;
+	objp = slab_alloc_node(s, flags, node, caller);
+	if (objp)
+		memcheck_kmalloc_resize(objp, READ_ONCE(s->object_size), size);
+	return objp;
+}
+
 /* SLAB keeps kmalloc caches up to KMALLOC_MAX_CACHE_SIZE; larger fails. */
 static __always_inline void *do_kmalloc_node(size_t size, gfp_t flags, int node,
 					     unsigned long caller)
@@ -1749,8 +1802,9 @@ static __always_inline void *do_kmalloc_node(size_t size, gfp_t flags, int node,
 		return NULL;
 	slab_ensure_init();
 	s = kmalloc_slab(size, flags);
-	if (unlikely(ZERO_OR_NULL_PTR(s)))
-		return s;
+	/* why memcheck here: it joins the one rare-case branch */
+	if (unlikely(ZERO_OR_NULL_PTR(s) || memcheck_active()))
+		return kmalloc_slow(s, size, flags, node, slab_caller(caller));
 	return slab_alloc_node(s, flags, node, caller);
 }
 

@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "slab.h"
+#include "memcheck.h"
 #include "memcontrol.h"
 #include "stats.h"
 #include "os/os.h"
@@ -752,7 +753,8 @@ void *kmalloc_index_alloc(unsigned int index, size_t size, gfp_t flags, int node
 		index = KMALLOC_SHIFT_LOW;	/* SLAB's smallest class is 32 */
 	if (likely(index <= KMALLOC_SHIFT_HIGH))
 		s = kmalloc_caches[kmalloc_type(flags)][index];
-	if (unlikely(!s))
+	/* why memcheck: __kmalloc_node sizes the block to the request (memcheck.h §2) */
+	if (unlikely(!s || memcheck_active()))
 		return __kmalloc_node(size, flags, node);
 	return kmem_cache_alloc_node(s, flags, node);
 }
@@ -826,10 +828,13 @@ void free_large_kmalloc(struct folio *folio, void *object)
 	__free_pages(&folio->page, folio_order(folio));
 }
 
-size_t ksize(const void *objp)
+/* The slot of the kmalloc object objp (0 for NULL), *large set for a large
+ * kmalloc; ksize() without telling memcheck. */
+static size_t kmalloc_slot(const void *objp, bool *large)
 {
 	struct folio *folio;
 
+	*large = false;
 	if (unlikely(ZERO_OR_NULL_PTR(objp)))
 		return 0;
 	if (unlikely(!virt_addr_valid(objp)))
@@ -838,11 +843,49 @@ size_t ksize(const void *objp)
 	if (folio_test_large_kmalloc(folio)) {
 		if (unlikely(objp != folio_address(folio)))
 			bad_large_kmalloc("not the start of the allocation", objp);
+		*large = true;
 		return folio_size(folio);
 	}
 	return __ksize(objp);
 }
+
+size_t ksize(const void *objp)
+{
+	bool large;
+	size_t slot = kmalloc_slot(objp, &large);
+
+	/* why: the caller may now use the whole slot (memcheck.h §2); a large
+	 * kmalloc is pages, not a block of the tool */
+	if (unlikely(memcheck_active()) && slot && !large)
+		memcheck_kmalloc_set_size(objp, slot, slot);
+	return slot;
+}
 EXPORT_SYMBOL(ksize);
+
+/*
+ * krealloc in memcheck mode (memcheck.h §2): within the slot the block is
+ * resized in place; a move copies only the bytes the block has, so that
+ * the copy reads nothing the program may not.
+ */
+static noinline void *krealloc_memcheck(const void *p, size_t new_size, gfp_t flags)
+{
+	bool large;
+	size_t slot = kmalloc_slot(p, &large);
+	size_t old = large ? slot : memcheck_kmalloc_size(p, slot);
+	void *ret;
+
+	if (slot >= new_size) {
+		if (!large)
+			memcheck_kmalloc_resize(p, old, new_size);
+		return (void *)p;
+	}
+	ret = __kmalloc(new_size, flags);
+	if (ret && slot) {
+		memcpy(ret, p, old);
+		kfree(p);
+	}
+	return ret;
+}
 
 void *krealloc(const void *p, size_t new_size, gfp_t flags)
 {
@@ -853,6 +896,8 @@ void *krealloc(const void *p, size_t new_size, gfp_t flags)
 		kfree(p);
 		return ZERO_SIZE_PTR;
 	}
+	if (unlikely(memcheck_active()))
+		return krealloc_memcheck(p, new_size, flags);
 	ks = ksize(p);
 	if (ks >= new_size)
 		return (void *)p;	/* still fits: contents untouched */

@@ -160,6 +160,24 @@ slab_flags_t slab_debug_cache_flags(const char *name, slab_flags_t flags)
 	return flags | (slab_debug_flags_for(name, flags) & SLAB_DEBUG_FLAGS);
 }
 
+/*
+ * memcheck (memcheck.h §2): at least MEMCHECK_GAP no-access bytes before
+ * each object, where the slab has room.  Valgrind names the block of an
+ * address by looking that far around every block, so an access just past
+ * an object is told of it, not of its neighbour; and slab->s_mem, which
+ * stays in the memory map, then points at no object (a leaked first object
+ * of a slab would count as reachable).  Red zones do both already.
+ */
+static unsigned int memcheck_slot_end(struct kmem_cache *s, unsigned int end)
+{
+	unsigned int off = max(s->align, (unsigned int)MEMCHECK_GAP);
+
+	if (s->obj_offset || end + off > (PAGE_SIZE << KMALLOC_MAX_ORDER))
+		return end;
+	s->obj_offset = off;	/* why align: the object keeps its alignment */
+	return end + off;
+}
+
 unsigned int slab_debug_slot_size(struct kmem_cache *s, slab_flags_t *flags)
 {
 	unsigned int end;
@@ -179,6 +197,8 @@ unsigned int slab_debug_slot_size(struct kmem_cache *s, slab_flags_t *flags)
 	}
 	if ((*flags & DEBUG_METADATA_FLAGS) || memcheck_active())
 		*flags |= CFLGS_DEBUG_HOOKS;
+	if (memcheck_active())
+		end = memcheck_slot_end(s, end);
 	return end;
 }
 
@@ -462,6 +482,9 @@ void *cache_free_debugcheck(struct kmem_cache *s, void *obj, unsigned long calle
 	}
 	if (s->flags & SLAB_STORE_USER)
 		*dbg_userword(s, slot) = (void *)caller;
+	/* why: a kmalloc block may be smaller than its slot; the poison fills it all */
+	if (memcheck_active() && (s->flags & SLAB_POISON))
+		memcheck_kmalloc_set_size(obj, READ_ONCE(s->object_size), READ_ONCE(s->object_size));
 	if (s->flags & SLAB_POISON)
 		poison_obj(s, slot, POISON_FREE);
 	if (memcheck_active())

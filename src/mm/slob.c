@@ -989,9 +989,7 @@ size_t __ksize(const void *object)
 	if (!size)
 		slob_bug("ksize of 0x%lx: not a live kmalloc object (size header 0x%08x 0x%08x)",
 			 (unsigned long)object, h[0], h[1]);
-	/* why: the caller may use all of it, the rounding byte too */
-	if (memcheck_active() && size % SLOB_UNIT)
-		memcheck_undefined((const char *)object + size, SLOB_UNIT - size % SLOB_UNIT);
+	/* why no memcheck here: ksize() grows the block, krealloc() must not */
 	return (size_t)SLOB_UNITS(size) * SLOB_UNIT;
 }
 

@@ -1279,12 +1279,6 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  * memcg_data (its struct page) on the free.
  */
 
-/*
- * Is x an object of the cpu slab?  One multiply, one compare: the
- * exact-division index of x's offset is below the slab's object count
- * only for an object start (any other offset gives an index above
- * s->size_limit); without a cpu slab the count is 0 and nothing passes.
- */
 /* Index of x in the cpu slab: below c->slab_objects iff x is an object of
  * it (the owner's plain-read form of cpu_slab_has_object). */
 static __always_inline unsigned long cpu_slab_index(const struct kmem_cache *s,
@@ -1293,6 +1287,12 @@ static __always_inline unsigned long cpu_slab_index(const struct kmem_cache *s,
 	return obj_offset_index(s, (unsigned long)x - c->slab_start);
 }
 
+/*
+ * Is x an object of the cpu slab?  One multiply, one compare: the
+ * exact-division index of x's offset is below the slab's object count
+ * only for an object start (any other offset gives an index above
+ * s->size_limit); without a cpu slab the count is 0 and nothing passes.
+ */
 static __always_inline bool cpu_slab_has_object(const struct kmem_cache *s,
 						const struct kmem_cache_cpu *c, const void *x)
 {
@@ -1409,7 +1409,23 @@ EXPORT_SYMBOL(kmem_cache_free);
 
 /* ======================= kmalloc ======================= */
 
-/* kmalloc of size 0, above the largest cache, or before the caches exist. */
+/*
+ * memcheck (memcheck.h §2): the slot handed out becomes a block of the size
+ * asked for, so that the tools see an access past it.  Not in a poisoning
+ * cache: its debug free path writes the whole object before memcheck_free.
+ */
+static noinline void *kmalloc_memcheck(struct kmem_cache *s, size_t size, gfp_t flags,
+				       int node, unsigned long addr)
+{
+	void *object = slab_alloc_node(s, flags, node, addr);
+
+	if (object && !(s->flags & __OBJECT_POISON))
+		memcheck_kmalloc_resize(object, s->object_size, size);
+	return object;
+}
+
+/* kmalloc of size 0, above the largest cache, before the caches exist, or
+ * in memcheck mode. */
 static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned long addr)
 {
 	struct kmem_cache *s;
@@ -1420,6 +1436,8 @@ static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned 
 	s = kmalloc_slab(size, flags);
 	if (unlikely(ZERO_OR_NULL_PTR(s)))
 		return s;
+	if (unlikely(memcheck_active()))
+		return kmalloc_memcheck(s, size, flags, node, addr);
 	return slab_alloc_node(s, flags, node, addr);
 }
 
@@ -1433,7 +1451,8 @@ static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int n
 	if (unlikely(size - 1 >= KMALLOC_MAX_CACHE_SIZE))
 		return kmalloc_slow(size, flags, node, addr);
 	s = kmalloc_slab_inline(size, flags);
-	if (unlikely(!s))
+	/* why memcheck here: it joins the one slow-path branch (memcheck.h §2) */
+	if (unlikely(!s || memcheck_active()))
 		return kmalloc_slow(size, flags, node, addr);
 	return slab_alloc_node(s, flags, node, addr);
 }

@@ -10,6 +10,8 @@
  *   - poisoned caches never keep a slab's freelist in a free object;
  *   - slab_debug= / slub_debug= give debug flags by cache name (F Z P U,
  *     per-cache blocks), and debug caches are never merged;
+ *   - slub_debug=U,kmalloc-* makes every kmalloc size's cache, the
+ *     largest without the user word;
  *   - F checks a slab's whole freelist: a corrupted one is reported
  *     before an object is handed out twice;
  *   - a cache without debug flags has no debug hooks (outside memcheck
@@ -150,6 +152,39 @@ START_TEST(order_guard_drops_what_needs_a_bigger_slab)
 }
 END_TEST
 
+/*
+ * slub_debug=U,kmalloc-* at start-up once stopped SLAB with "Creation of
+ * kmalloc slab kmalloc-4M ... failed": every kmalloc size must still make
+ * its cache, keeping the user word where the slot still fits the largest
+ * slab and dropping it where it would not.
+ */
+START_TEST(debug_words_on_every_kmalloc_size)
+{
+	unsigned int i, size;
+	struct kmem_cache *s;
+	char name[32];
+	void *x;
+
+	slab_ensure_init();	/* create_kmalloc_cache is internal: it does not */
+	ck_assert_int_eq(parse_option_string("slub_debug=U,kmalloc-*"), 0);
+	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++) {
+		size = kmalloc_info[i].size;
+		snprintf(name, sizeof(name), "kmalloc-dbg-%u", size);
+		s = create_kmalloc_cache(name, size, 0, 0, size);	/* panics on failure */
+		ck_assert_uint_eq(s->object_size, size);
+		ck_assert_uint_le(s->size, PAGE_SIZE << KMALLOC_MAX_ORDER);
+		if (size <= PAGE_SIZE)
+			ck_assert(s->flags & SLAB_STORE_USER);
+		if (i == KMALLOC_SHIFT_HIGH)
+			ck_assert(!(s->flags & SLAB_STORE_USER));
+		x = kmem_cache_alloc(s, GFP_KERNEL);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_uint_eq((uintptr_t)x % size, 0);	/* kmalloc(2^n) alignment */
+		kmem_cache_free(s, x);
+	}
+}
+END_TEST
+
 /* F: two freelist entries naming one object would hand it out twice. */
 static void corrupt_freelist(void *arg)
 {
@@ -205,6 +240,7 @@ static Suite *slab_debug_suite(void)
 	tcase_add_test(tc, no_debug_no_hooks);
 	tcase_add_test(tc, options_give_flags_by_name);
 	tcase_add_test(tc, order_guard_drops_what_needs_a_bigger_slab);
+	tcase_add_test(tc, debug_words_on_every_kmalloc_size);
 	tcase_add_test(tc, consistency_checks_find_a_corrupted_freelist);
 	tcase_add_test(tc, a_wild_freelist_index_is_refused);
 	suite_add_tcase(s, tc);
