@@ -4,7 +4,9 @@
  * poisoning for the arena; see memcheck.h for the contract.
  *
  * 1. Detection.  Valgrind is seen with RUNNING_ON_VALGRIND (a no-op
- *    instruction sequence outside valgrind).  The ASan and LSan runtimes
+ *    instruction sequence outside valgrind), and its memcheck tool by the
+ *    preload object it puts in LD_PRELOAD (other tools, callgrind for
+ *    instruction counts, must see the ordinary fast paths).  The ASan and LSan runtimes
  *    are seen through weak references: they resolve only when a program
  *    built with -fsanitize=address (or =leak) links uslab.  A uslab built
  *    with ASan itself checks its own accesses, and its allocators read
@@ -18,6 +20,7 @@
  *    GET_VBITS (silent on inaccessible bytes) and ASan's
  *    __asan_region_is_poisoned tell without reporting anything.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -81,9 +84,25 @@ static int setup_memcheck(const char *val)
 }
 __setup("memcheck=", setup_memcheck);
 
+/*
+ * Valgrind's memcheck tool (not callgrind, cachegrind, massif...): only it
+ * reads the client requests, and the others must measure the real fast
+ * paths.  Valgrind preloads its tool's vgpreload_<tool> object into the
+ * client through LD_PRELOAD; memcheck's is the one named for it.
+ */
+static bool running_on_memcheck(void)
+{
+	const char *preload;
+
+	if (!RUNNING_ON_VALGRIND)
+		return false;
+	preload = getenv("LD_PRELOAD");
+	return preload && strstr(preload, "vgpreload_memcheck");
+}
+
 static enum memcheck_mode memcheck_detect(void)
 {
-	if (RUNNING_ON_VALGRIND)
+	if (running_on_memcheck())
 		return MEMCHECK_VALGRIND;
 	if (__asan_poison_memory_region && __asan_unpoison_memory_region && !USLAB_BUILT_WITH_ASAN)
 		return MEMCHECK_ASAN;
