@@ -85,7 +85,7 @@ struct slab {
 	void *s_mem;			/* first object: slab address + colour (constant) */
 	unsigned int active;		/* objects handed out of this slab (list_lock) */
 	atomic_t __page_refcount;	/* the page allocator's refcount */
-	unsigned long memcg_data;	/* unused: no memcg accounting (0) */
+	unsigned long memcg_data;	/* objcg vector | MEMCG_DATA_OBJCGS, or 0 (memcontrol.h) */
 };
 
 #define SLAB_SLAB_MATCH(pg, sl)						\

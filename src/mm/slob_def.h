@@ -34,7 +34,7 @@ struct slab {
 	long units;			/* free units in the page (slob_lock) */
 	unsigned int __unused_2;	/* overlays _mapcount: left at -1 */
 	atomic_t __page_refcount;	/* the page allocator's refcount (1 while a slob page) */
-	unsigned long memcg_data;	/* unused: no memcg accounting */
+	unsigned long memcg_data;	/* always 0: SLOB accounts nothing (as Linux) */
 };
 
 /* Allocation and free counts of one cache, for SLOB's slabinfo (slob_lock). */

@@ -81,7 +81,7 @@ struct slab {
 	};
 	unsigned int __unused;		/* overlays _mapcount: left at -1 */
 	atomic_t __page_refcount;	/* the page allocator's refcount */
-	unsigned long memcg_data;	/* unused: no memcg accounting (0) */
+	unsigned long memcg_data;	/* objcg vector | MEMCG_DATA_OBJCGS, or 0 (memcontrol.h) */
 };	/* 16-byte aligned because struct page is; no attribute here, since list
 	 * walks form (never dereferenced) slab pointers from list heads */
 
