@@ -123,73 +123,34 @@ if [ ${#variants[@]} -gt 0 ]; then
 	record "$(grep -c '^PASS' <<<"$out")" "$(grep -c '^FAIL' <<<"$out")"
 fi
 
-# malloc_tests DIR: the drop-in's own driver, per variant, on the gcc build;
-# its closing line "malloc-A: N passed, N failed, N skipped" is added up.
-malloc_tests() {
-	local dir="$1" a out t0 p f
-	[ -x tests/malloc/run.sh ] || return 0
+# driver_tests KIND TITLE DIR: tests/KIND/run.sh DIR VARIANT, per variant,
+# on the gcc build: a driver of its own that prints PASS/FAIL/SKIP lines and
+# closes with "KIND-VARIANT: N passed, N failed, N skipped", which is added
+# up.  The drivers: malloc (the drop-in, with real programs), tools (uslab
+# under valgrind, ASan and LSan), introspect (uslabinfo and uslabtop against
+# live processes).
+driver_tests() {
+	local kind="$1" title="$2" dir="$3" a out t0 p f
+	local summary="^$kind-[a-z]+: ([0-9]+) passed, ([0-9]+) failed"
+	[ -x "tests/$kind/run.sh" ] || return 0
 	for a in "${variants[@]}"; do
-		echo "== malloc drop-in: $a"
+		echo "== $title: $a"
 		t0=$(date +%s)
-		out=$(CC=gcc tests/malloc/run.sh "$dir" "$a" 2>&1 </dev/null)
-		grep -vE '^malloc-[a-z]+: [0-9]+ passed, [0-9]+ failed' <<<"$out" |
-			sed -E "s/^(PASS|FAIL|SKIP) /\\1 malloc       $a  /"
-		read -r p f < <(sed -nE 's/^malloc-[a-z]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out" | tail -n 1)
+		out=$(CC=gcc "tests/$kind/run.sh" "$dir" "$a" 2>&1 </dev/null)
+		grep -vE "$summary" <<<"$out" |
+			sed -E "s/^(PASS|FAIL|SKIP) /\\1 $(printf '%-12s' "$kind") $a  /"
+		read -r p f < <(sed -nE "s/$summary.*/\\1 \\2/p" <<<"$out" | tail -n 1)
 		if [ -z "${p:-}" ]; then
-			echo "FAIL  malloc-$a: tests/malloc/run.sh ended without its summary line"
+			echo "FAIL  $kind-$a: tests/$kind/run.sh ended without its summary line"
 			p=0 f=1
 		fi
 		record "$p" "$f"
-		echo "== malloc drop-in: $a: $(elapsed "$t0")s"
+		echo "== $title: $a: $(elapsed "$t0")s"
 	done
 }
-malloc_tests "$root"
-
-# tools_tests DIR: tests/tools/run.sh (uslab under valgrind, ASan and LSan),
-# per variant, on the gcc build; its closing line "tools-A: N passed,
-# N failed, N skipped" is added up.
-tools_tests() {
-	local dir="$1" a out t0 p f
-	[ -x tests/tools/run.sh ] || return 0
-	for a in "${variants[@]}"; do
-		echo "== tool support: $a"
-		t0=$(date +%s)
-		out=$(CC=gcc tests/tools/run.sh "$dir" "$a" 2>&1 </dev/null)
-		grep -vE '^tools-[a-z]+: [0-9]+ passed, [0-9]+ failed' <<<"$out" |
-			sed -E "s/^(PASS|FAIL|SKIP) /\\1 tools        $a  /"
-		read -r p f < <(sed -nE 's/^tools-[a-z]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out" | tail -n 1)
-		if [ -z "${p:-}" ]; then
-			echo "FAIL  tools-$a: tests/tools/run.sh ended without its summary line"
-			p=0 f=1
-		fi
-		record "$p" "$f"
-		echo "== tool support: $a: $(elapsed "$t0")s"
-	done
-}
-tools_tests "$root"
-
-# introspect_tests DIR: tests/introspect/run.sh (uslabinfo and uslabtop
-# against live processes), per variant, on the gcc build; its closing line
-# "introspect-A: N passed, N failed, N skipped" is added up.
-introspect_tests() {
-	local dir="$1" a out t0 p f
-	[ -x tests/introspect/run.sh ] || return 0
-	for a in "${variants[@]}"; do
-		echo "== introspection: $a"
-		t0=$(date +%s)
-		out=$(CC=gcc tests/introspect/run.sh "$dir" "$a" 2>&1 </dev/null)
-		grep -vE '^introspect-[a-z]+: [0-9]+ passed, [0-9]+ failed' <<<"$out" |
-			sed -E "s/^(PASS|FAIL|SKIP) /\\1 introspect   $a  /"
-		read -r p f < <(sed -nE 's/^introspect-[a-z]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out" | tail -n 1)
-		if [ -z "${p:-}" ]; then
-			echo "FAIL  introspect-$a: tests/introspect/run.sh ended without its summary line"
-			p=0 f=1
-		fi
-		record "$p" "$f"
-		echo "== introspection: $a: $(elapsed "$t0")s"
-	done
-}
-introspect_tests "$root"
+driver_tests malloc "malloc drop-in" "$root"
+driver_tests tools "tool support" "$root"
+driver_tests introspect "introspection" "$root"
 
 run_config clang "$root/clang" clang "" all all
 
