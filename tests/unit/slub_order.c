@@ -95,14 +95,19 @@ START_TEST(test_bad_option_values_rejected)
 }
 END_TEST
 
-/* 4 * (fls(nr_cpus) + 1) objects, as 5.17 sizes slabs by default. */
+/* 4 * (fls(nr_cpus) + 1) objects as 5.17 sizes slabs by default, but at
+ * least 64 (uslab's floor, slub_cache.c), within slub_max_order 3. */
 START_TEST(test_auto_min_objects)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int min_objects = 4 * ((unsigned int)fls((unsigned int)(cpus > 1 ? cpus : 1)) + 1);
-	unsigned int order = min(get_order(min_objects * 256UL), 3U);
+	unsigned int order;
 
+	min_objects = max(min_objects, 64U);
+	order = min(get_order(min_objects * 256UL), 3U);
 	check_geometry(256, order, (unsigned int)((PAGE_SIZE << order) / 256));
+	check_geometry(64, 0, (unsigned int)(PAGE_SIZE / 64));
+	check_geometry(1024, 3, 32);	/* 64 would need order 4: cut to order 3 */
 }
 END_TEST
 
