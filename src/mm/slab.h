@@ -78,7 +78,14 @@
  * silently drops the rest (SLOB has no debug flags, for instance).
  */
 #define SLAB_CORE_FLAGS	(SLAB_HWCACHE_ALIGN | SLAB_CACHE_DMA | SLAB_CACHE_DMA32 | \
-			 SLAB_PANIC | SLAB_TYPESAFE_BY_RCU | SLAB_DEBUG_OBJECTS)
+			 SLAB_PANIC | SLAB_TYPESAFE_BY_RCU | SLAB_DEBUG_OBJECTS | SLAB_KMALLOC)
+/*
+ * SLAB_KMALLOC (Linux 6.2's flag, internal: uslab.h names none): the kmalloc
+ * caches, and the malloc drop-in's size classes.  Their objects are asked
+ * for at any size up to object_size; with red zones the bytes past the size
+ * asked for are red zone too (the kmalloc red zone, docs/debugging.md).
+ */
+#define SLAB_KMALLOC	0x00001000U
 #ifndef SLAB_DEBUG_FLAGS
 #define SLAB_DEBUG_FLAGS						\
 	((CONFIG_SLAB || CONFIG_SLUB ? (SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER) : 0) | \
@@ -185,11 +192,14 @@ static inline size_t slab_size(const struct slab *slab)
 /* NULL unless addr is in an online section and its folio is a slab. */
 static inline struct slab *virt_to_slab(const void *addr)
 {
+	unsigned long pfn = virt_to_pfn(addr);
 	struct folio *folio;
 
-	if (unlikely(!virt_addr_valid(addr)))
+	/* why pfn_valid alone: below the arena the unsigned subtraction wraps
+	 * to a pfn >= max_pfn, so it is virt_addr_valid in one compare */
+	if (unlikely(!pfn_valid(pfn)))
 		return NULL;
-	folio = virt_to_folio(addr);
+	folio = page_folio(pfn_to_page(pfn));
 	if (!folio_test_slab(folio))
 		return NULL;
 	return folio_slab(folio);
@@ -353,6 +363,10 @@ const char *kmem_cache_name(struct kmem_cache *s);
  * kmalloc_index(size) (5.17 ladder with an 8-byte smallest class). */
 void *kmalloc_index_alloc(unsigned int index, size_t size, gfp_t flags, int node);
 void *krealloc(const void *p, size_t new_size, gfp_t flags);
+/* The object of a SLAB_KMALLOC cache is now used for size bytes (krealloc in
+ * place, the malloc drop-in's realloc): with the kmalloc red zone, its red
+ * zone starts there.  SLUB and SLAB define it; elsewhere a weak no-op. */
+void kmalloc_set_orig_size(const void *object, size_t size);
 void kfree_sensitive(const void *p);
 void kfree_bulk(size_t nr, void **p);
 size_t ksize(const void *p);

@@ -46,7 +46,7 @@ static void set_options(const char *opts)
 
 START_TEST(test_min_objects_16_kernel_values)
 {
-	set_options("slub_min_objects=16");
+	set_options("slub_min_objects=16 slub_max_order=3");	/* the kernel's */
 	check_geometry(8, 0, 512);
 	check_geometry(64, 0, 64);
 	check_geometry(96, 0, 42);
@@ -59,7 +59,7 @@ START_TEST(test_min_objects_16_kernel_values)
 	check_geometry(3000, 3, 10);	/* 2768 bytes left: fits only at 1/8 */
 	check_geometry(4096, 3, 8);	/* min_objects cut to what order 3 holds */
 	check_geometry(8192, 3, 4);
-	set_options("slub_min_objects=0");
+	set_options("slub_min_objects=0 slub_max_order=4");
 }
 END_TEST
 
@@ -82,7 +82,7 @@ START_TEST(test_max_and_min_order)
 	set_options("slub_max_order=3 slub_min_order=2");
 	check_geometry(64, 2, 256);
 	check_geometry(4096, 3, 8);
-	set_options("slub_min_order=0 slub_min_objects=0");
+	set_options("slub_min_order=0 slub_min_objects=0 slub_max_order=4");
 }
 END_TEST
 
@@ -91,12 +91,12 @@ START_TEST(test_bad_option_values_rejected)
 	ck_assert_int_eq(parse_option_string("slub_max_order=99"), 1);
 	ck_assert_int_eq(parse_option_string("slub_min_order=x"), 1);
 	ck_assert_int_eq(parse_option_string("slub_min_objects=40000"), 1);
-	check_geometry(8192, 3, 4);	/* unchanged defaults still apply */
+	check_geometry(8192, 4, 8);	/* unchanged defaults still apply */
 }
 END_TEST
 
 /* 4 * (fls(nr_cpus) + 1) objects as 5.17 sizes slabs by default, but at
- * least 64 (uslab's floor, slub_cache.c), within slub_max_order 3. */
+ * least 64 (uslab's floor, slub_cache.c), within slub_max_order 4. */
 START_TEST(test_auto_min_objects)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -104,10 +104,11 @@ START_TEST(test_auto_min_objects)
 	unsigned int order;
 
 	min_objects = max(min_objects, 64U);
-	order = min(get_order(min_objects * 256UL), 3U);
+	order = min(get_order(min_objects * 256UL), 4U);
 	check_geometry(256, order, (unsigned int)((PAGE_SIZE << order) / 256));
 	check_geometry(64, 0, (unsigned int)(PAGE_SIZE / 64));
-	check_geometry(1024, 3, 32);	/* 64 would need order 4: cut to order 3 */
+	check_geometry(1024, 4, 64);
+	check_geometry(4096, 4, 16);	/* 64 would need order 6: cut to order 4 */
 }
 END_TEST
 
