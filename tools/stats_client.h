@@ -2,8 +2,10 @@
 /*
  * stats_client.h - the tools' side of the statistics protocol
  * (src/mm/stats_proto.h): find a process's area, check that it is alive,
- * send a request and wait for the answer.  Used by uslabinfo and uslabtop;
- * header-only (static inline), since each tool is one file.
+ * send a request and wait for the answer; and the command-line pieces the
+ * tools share (bad usage, process ids, numbers).  Used by uslabinfo and
+ * uslabtop; header-only (static inline), since each tool is one file.  A
+ * tool defines TOOL_NAME, its name in messages, before including it.
  *
  * A file whose process is gone, or whose process has no service thread
  * any more (it ran exec() into a program without uslab), is stale: the
@@ -31,7 +33,12 @@
 
 #include "mm/stats_proto.h"
 
+#ifndef TOOL_NAME
+#error "a tool defines TOOL_NAME (its name in messages) before including stats_client.h"
+#endif
+
 #define STATS_CLIENT_DEFAULT_TIMEOUT	10.0	/* seconds to wait for an answer */
+#define TOOL_MAX_SECONDS		86400.0	/* longest timeout or delay a tool takes */
 
 struct stats_client {
 	int pid;				/* the process looked at */
@@ -299,6 +306,54 @@ static inline const struct uslab_alias_rec *snapshot_aliases(const struct uslab_
 static inline const char *snapshot_string(const struct uslab_snapshot *snap, uint32_t off)
 {
 	return (const char *)snap + snap->strings_off + off;
+}
+
+/* ---- the command line ---- */
+
+/* "TOOL: why" on stderr; returns 1, the exit status of a failed request. */
+static inline int tool_error(const char *why)
+{
+	fprintf(stderr, TOOL_NAME ": %s\n", why);
+	return 1;
+}
+
+/* "TOOL: why" and the --help hint on stderr; exit status 2, as getopt's tools. */
+static inline __attribute__((noreturn)) void bad_usage(const char *why)
+{
+	fprintf(stderr, TOOL_NAME ": %s\n", why);
+	fprintf(stderr, "Try '" TOOL_NAME " --help' for more information.\n");
+	exit(2);
+}
+
+/* The process id s spells: a positive int and nothing after it; 0 if none. */
+static inline int pid_of(const char *s)
+{
+	char *end;
+	long pid = strtol(s, &end, 10);
+
+	return *end || pid <= 0 || pid > INT_MAX ? 0 : (int)pid;
+}
+
+/* A PID operand or option; bad usage if it is no process id. */
+static inline int parse_pid(const char *s)
+{
+	int pid = pid_of(s);
+
+	if (!pid)
+		bad_usage("PID must be a process id");
+	return pid;
+}
+
+/* The number s spells, above 0 and at most max; else bad usage, saying what. */
+static inline double parse_number(const char *s, double max, const char *what)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	/* why !(v > 0): NaN compares false both ways */
+	if (*end || !(v > 0) || v > max)
+		bad_usage(what);
+	return v;
 }
 
 #endif /* USLAB_TOOLS_STATS_CLIENT_H */

@@ -26,6 +26,7 @@
 #include <regex.h>
 #include <uslab/uslab.h>
 
+#define TOOL_NAME "uslabinfo"
 #include "stats_client.h"
 
 #define USLABINFO_VERSION	"uslabinfo 0.1 (statistics protocol 1)"
@@ -630,18 +631,10 @@ static int write_sysfs(const char *path, int pid)
 
 /* ======================= requests ======================= */
 
-static int fail(const char *why)
-{
-	fprintf(stderr, "uslabinfo: %s\n", why);
-	return 1;
-}
-
 static int request(struct stats_client *c, uint32_t op, const char *arg)
 {
-	if (stats_client_request(c, op, arg)) {
-		fprintf(stderr, "uslabinfo: %s\n", c->error);
-		return 1;
-	}
+	if (stats_client_request(c, op, arg))
+		return tool_error(c->error);
 	if (c->h->status < 0) {
 		fprintf(stderr, "uslabinfo: pid %d: %s\n", c->pid, c->h->message);
 		return 1;
@@ -720,15 +713,11 @@ static int list_processes(void)
 		return fprintf(stderr, "uslabinfo: %s: %s\n", USLAB_STATS_DIR, strerror(errno)), 1;
 	printf("    PID  ALLOC SERVICE  COMMAND\n");
 	while ((de = readdir(d))) {
-		char *end;
-		long pid;
+		bool ours = !strncmp(de->d_name, USLAB_STATS_PREFIX, plen);
+		int pid = ours ? pid_of(de->d_name + plen) : 0;
 
-		if (strncmp(de->d_name, USLAB_STATS_PREFIX, plen))
-			continue;
-		pid = strtol(de->d_name + plen, &end, 10);
-		if (*end || pid <= 0 || pid > INT_MAX)
-			continue;
-		print_process((int)pid);
+		if (pid)
+			print_process(pid);
 	}
 	closedir(d);
 	return 0;
@@ -759,23 +748,6 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static __attribute__((noreturn)) void bad_usage(const char *why)
-{
-	fprintf(stderr, "uslabinfo: %s\n", why);
-	fprintf(stderr, "Try 'uslabinfo --help' for more information.\n");
-	exit(2);
-}
-
-static double parse_number(const char *s, const char *what)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || !(v > 0))
-		bad_usage(what);
-	return v;
-}
-
 static void parse_option(struct options *o, int c)
 {
 	static const enum mode modes[] = { 0, MODE_SLABINFO, MODE_BUDDYINFO, MODE_SHRINK,
@@ -796,9 +768,10 @@ static void parse_option(struct options *o, int c)
 	else if (c == 'B')
 		o->bytes = true;
 	else if (c == 'N')
-		o->lines = (int)parse_number(optarg, "--lines needs a number above 0");
+		o->lines = (int)parse_number(optarg, INT_MAX, "--lines needs a number above 0");
 	else if (c == 't')
-		o->timeout = parse_number(optarg, "--timeout needs a number of seconds above 0");
+		o->timeout = parse_number(optarg, TOOL_MAX_SECONDS,
+					  "--timeout needs a number of seconds above 0");
 	else if (c == 'h')
 		usage(stdout), exit(0);
 	else if (c == 'V')
@@ -814,8 +787,6 @@ static void parse_operands(struct options *o, int argc, char **argv)
 			 o->mode == MODE_SYSFS || o->mode == MODE_MAP;
 	bool may_have_arg = needs_arg || o->mode == MODE_LIST || o->mode == MODE_REPORT;
 	int left = argc - optind;
-	char *end;
-	long pid;
 
 	if (o->mode == MODE_PROCS) {
 		if (left)
@@ -824,10 +795,7 @@ static void parse_operands(struct options *o, int argc, char **argv)
 	}
 	if (left < 1)
 		bad_usage("a PID is needed");
-	pid = strtol(argv[optind], &end, 10);
-	if (*end || pid <= 0 || pid > INT_MAX)
-		bad_usage("PID must be a process id");
-	o->pid = (int)pid;
+	o->pid = parse_pid(argv[optind]);
 	if ((needs_arg && left != 2) || (!may_have_arg && left != 1) || left > 2)
 		bad_usage(needs_arg ? "this mode needs PID and one more operand" :
 			  "too many operands");
@@ -857,7 +825,7 @@ static int run(const struct options *o, const regex_t *re)
 	int ret;
 
 	if (stats_client_open(&c, o->pid))
-		return fail(c.error);
+		return tool_error(c.error);
 	page_size = c.h->page_size;
 	if (o->mode == MODE_SHRINK)
 		ret = request(&c, USLAB_OP_SHRINK, o->arg);
@@ -868,7 +836,7 @@ static int run(const struct options *o, const regex_t *re)
 	else if ((snap = stats_client_take_snapshot(&c)))
 		ret = show_snapshot(o, re);
 	else
-		ret = fail(c.error);
+		ret = tool_error(c.error);
 	stats_client_close(&c);
 	return ret;
 }

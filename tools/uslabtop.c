@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 
+#define TOOL_NAME		"uslabtop"
 #include "stats_client.h"
 
 #define USLABTOP_VERSION	"uslabtop 0.1 (statistics protocol 1)"
@@ -343,8 +344,7 @@ static int live(struct stats_client *c, struct top_options *o)
 	for (;;) {
 		if (refresh(c, o->sort, true)) {
 			terminal_restore();
-			fprintf(stderr, "uslabtop: %s\n", c->error);
-			return 1;
+			return tool_error(c->error);
 		}
 		key = wait_key(o->delay);
 		if (key == 'q' || key == 'Q' || key < 0)
@@ -357,33 +357,6 @@ static int live(struct stats_client *c, struct top_options *o)
 }
 
 /* ======================= command line ======================= */
-
-static __attribute__((noreturn)) void bad_usage(const char *why)
-{
-	fprintf(stderr, "uslabtop: %s\n", why);
-	fprintf(stderr, "Try 'uslabtop --help' for more information.\n");
-	exit(2);
-}
-
-static double parse_seconds(const char *s, const char *what)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || !(v > 0) || v > 86400)
-		bad_usage(what);
-	return v;
-}
-
-static int parse_pid(const char *s)
-{
-	char *end;
-	long pid = strtol(s, &end, 10);
-
-	if (*end || pid <= 0 || pid > INT_MAX)
-		bad_usage("PID must be a process id");
-	return (int)pid;
-}
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -404,7 +377,7 @@ static void parse_args(struct top_options *o, double *timeout, int argc, char **
 		if (c == 'p')
 			o->pid = parse_pid(optarg);
 		else if (c == 'd')
-			o->delay = parse_seconds(optarg, "--delay needs seconds above 0");
+			o->delay = parse_number(optarg, TOOL_MAX_SECONDS, "--delay needs seconds above 0");
 		else if (c == 'o')
 			o->once = true;
 		else if (c == 's' && strlen(optarg) == 1 && strchr(SORT_KEYS, optarg[0]))
@@ -412,7 +385,7 @@ static void parse_args(struct top_options *o, double *timeout, int argc, char **
 		else if (c == 's')
 			bad_usage("--sort takes one of the keys " SORT_KEYS);
 		else if (c == 't')
-			*timeout = parse_seconds(optarg, "--timeout needs seconds above 0");
+			*timeout = parse_number(optarg, TOOL_MAX_SECONDS, "--timeout needs seconds above 0");
 		else if (c == 'h')
 			usage(stdout), exit(0);
 		else if (c == 'V')
@@ -437,19 +410,13 @@ int main(int argc, char **argv)
 
 	parse_args(&o, &timeout, argc, argv);
 	c.timeout = timeout;
-	if (stats_client_open(&c, o.pid)) {
-		fprintf(stderr, "uslabtop: %s\n", c.error);
-		return 1;
-	}
+	if (stats_client_open(&c, o.pid))
+		return tool_error(c.error);
 	page_size = c.h->page_size;
-	if (o.once || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-		ret = refresh(&c, o.sort, false);
-		if (ret)
-			fprintf(stderr, "uslabtop: %s\n", c.error);
-		ret = ret ? 1 : 0;
-	} else {
+	if (o.once || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		ret = refresh(&c, o.sort, false) ? tool_error(c.error) : 0;
+	else
 		ret = live(&c, &o);
-	}
 	stats_client_close(&c);
 	return ret;
 }

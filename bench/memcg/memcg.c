@@ -104,7 +104,6 @@ static void warm_up(enum memcg_api api, int accounted)
 			    run_rounds(API_CACHE, 0, WARMUP_ROUNDS);
 }
 
-/* The accounted side must charge, or the ratio would mean nothing. */
 /* The counted part of a pairs= run (external and noinline, so that its
  * name survives for callgrind's --toggle-collect). */
 void memcg_measured(enum memcg_api api, int accounted, unsigned long rounds);
@@ -117,6 +116,7 @@ __attribute__((noinline)) void memcg_measured(enum memcg_api api, int accounted,
 		accounted ? run_rounds(API_CACHE, 1, rounds) : run_rounds(API_CACHE, 0, rounds);
 }
 
+/* The accounted side must charge, or the ratio would mean nothing. */
 static void check_charged(enum memcg_api api)
 {
 	void *p = alloc_one(api, 1);

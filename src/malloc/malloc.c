@@ -28,17 +28,24 @@
  *    coincide with a kmalloc cache merge with it as any cache does.
  *
  * 2. Fast paths (the call tree):
- *	malloc(n)  -> malloc_fast: class lookup, kmem_cache_alloc, mark the
- *	              live bit                       -> malloc_slow (anything else)
- *	free(p)    -> malloc_free: in the arena? slab folio? test-and-clear the
- *	              live bit, kfree                 -> malloc_free_slow (the rest)
- *    No lock is taken on either: the allocator's per-CPU fast path does the
- *    work; the live bit is one atomic instruction.
+ *	malloc(n)  -> malloc_fast: class tag by table (0: not ready yet),
+ *	              kmem_cache_alloc, store the tag in the live map
+ *	                                              -> malloc_slow (anything else)
+ *	free(p)    -> malloc_free: in the arena and aligned? its live tag names
+ *	              a class: clear the tag, give p to that class's cache
+ *	              (SLUB: kmem_cache_free_keep_errno, a tail call)
+ *	                                              -> malloc_free_slow (the rest)
+ *    No lock and no atomic read-modify-write is taken on either: the
+ *    allocator's per-CPU fast path does the work; the live tag is a plain
+ *    byte load and store (ptrcheck.c §4 says why that is exact).  free()
+ *    neither reads the memory map nor the slab on its fast path, and
+ *    touches errno only on the paths that can change it.
  *
  * 3. States.  Before the first call nothing exists.  malloc_init() runs
  *    once, under malloc_init_lock: it brings up the slab layer, the live
- *    map and the class caches, then sets malloc_init_done and, if the arena
- *    exists, malloc_ready (fast paths allowed).  While it runs, the same
+ *    map and the class caches, then, if the arena exists, publishes the
+ *    class tags (malloc's fast path allowed) and sets malloc_ready (the
+ *    arena serves blocks), then malloc_init_done.  While it runs, the same
  *    thread may come back (libc or pthread_atfork allocating on our behalf):
  *    it is served from a static bootstrap buffer, whose chunks free()
  *    recognises and never reuses.  Other threads wait for the lock.
@@ -49,9 +56,11 @@
  *    fork while another thread allocates leaves the child a usable heap.
  *
  * 5. Invariants.  Every block handed out starts on a 16-byte boundary and
- *    has its live bit set until free() clears it, before the block goes
- *    back to the allocator.  errno is preserved by free() and by every
- *    successful call; failures set ENOMEM (or EINVAL for a bad alignment).
+ *    has its live tag set until free() clears it, before the block goes
+ *    back to the allocator; a class tag is only ever set on a block of that
+ *    class's cache, so free() may trust it to name the cache.  errno is
+ *    preserved by free() and by every successful call; failures set ENOMEM
+ *    (or EINVAL for a bad alignment).
  *
  * 6. Debug mode (USLAB_OPTIONS=slub_debug etc.) changes nothing here: the
  *    class caches are ordinary caches, so the allocator's red zones,
@@ -66,7 +75,6 @@
 /* ---- size classes ---- */
 
 #define MALLOC_SMALL_MAX	8192UL	/* largest class */
-#define NR_MALLOC_CLASSES	32
 
 static const unsigned int malloc_class_size[NR_MALLOC_CLASSES] = {
 	16, 32, 48, 64, 80, 96, 112, 128,
@@ -75,14 +83,18 @@ static const unsigned int malloc_class_size[NR_MALLOC_CLASSES] = {
 	2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192,
 };
 
-/* Class of a size: by 16-byte steps up to 1 KiB, by 128-byte steps above. */
-static unsigned char class_by16[1024 / 16 + 1];		/* written once at init */
-static unsigned char class_by128[MALLOC_SMALL_MAX / 128 + 1];	/* written once at init */
-static struct kmem_cache *malloc_caches[NR_MALLOC_CLASSES];	/* written once at init */
+/*
+ * A size's class, as its live tag (class + 1, ptrcheck.c), by 16-byte
+ * steps: one load, no branch (513 bytes).  The class caches by live tag:
+ * NULL for every tag that is not a class, so that free() finds a block's
+ * cache, or that it has none, with one load.
+ */
+static unsigned char class_tag[MALLOC_SMALL_MAX / 16 + 1];	/* written once at init */
+static struct kmem_cache *tag_cache[256];			/* written once at init */
 static char malloc_cache_names[NR_MALLOC_CLASSES][16];	/* "malloc-160", ... */
 
 static unsigned long large_max;	/* largest buddy block in bytes (set at init) */
-static bool malloc_ready;	/* fast paths may run (release/acquire) */
+static bool malloc_ready;	/* the arena may serve blocks (release/acquire) */
 static bool malloc_init_done;	/* malloc_init() finished (release/acquire) */
 static pthread_mutex_t malloc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 /* why initial-exec: no __tls_get_addr (which may allocate) on any path */
@@ -90,11 +102,11 @@ static __thread bool malloc_in_init __attribute__((tls_model("initial-exec")));
 
 const char *malloc_name = CONFIG_SLUB ? "malloc-slub" : CONFIG_SLAB ? "malloc-slab" : "malloc-slob";
 
-static __always_inline unsigned int size_to_class(size_t size)
+/* The live tag of size's class (size <= MALLOC_SMALL_MAX); 0 until the
+ * fast path may run (malloc_classes_publish). */
+static __always_inline unsigned int size_to_tag(size_t size)
 {
-	if (size <= 1024)
-		return class_by16[(size + 15) >> 4];
-	return class_by128[(size + 127) >> 7];
+	return smp_load_acquire(&class_tag[(size + 15) >> 4]);
 }
 
 /*
@@ -109,12 +121,25 @@ static __always_inline size_t slob_request(size_t size)
 	return roundup_pow_of_two(max(size, MALLOC_ALIGN));
 }
 
-/* A block of a small size (<= MALLOC_SMALL_MAX) from the slab layer. */
-static __always_inline void *malloc_small(size_t size, gfp_t gfp)
+/* A block of a small size (<= MALLOC_SMALL_MAX, class tag) from the slab layer. */
+static __always_inline void *malloc_small(size_t size, unsigned int tag, gfp_t gfp)
 {
 	if (CONFIG_SLOB)
 		return __kmalloc(slob_request(size), gfp);
-	return kmem_cache_alloc(malloc_caches[size_to_class(size)], gfp);
+	/* why _orig: with slub_debug=Z the red zone starts at size (kmalloc's) */
+	return kmem_cache_alloc_orig(tag_cache[tag], gfp, size);
+}
+
+/* The live tag of a block malloc_small returned for class tag. */
+static __always_inline unsigned char small_tag(unsigned int tag)
+{
+	return CONFIG_SLOB ? LIVE_KMALLOC : (unsigned char)tag;
+}
+
+/* The live tag of a block from __kmalloc or kmalloc_large. */
+static unsigned char kmalloc_tag(const void *p)
+{
+	return folio_test_slab(virt_to_folio(p)) ? LIVE_KMALLOC : LIVE_LARGE;
 }
 
 /* ---- the bootstrap buffer ---- */
@@ -192,25 +217,35 @@ static unsigned char smallest_class(size_t size)
 /* Create the class caches; false if one could not be had at all. */
 static bool malloc_classes_init(void)
 {
-	unsigned int c, i;
+	unsigned int c;
 
-	for (i = 0; i < ARRAY_SIZE(class_by16); i++)
-		class_by16[i] = smallest_class(i * 16UL);
-	for (i = 0; i < ARRAY_SIZE(class_by128); i++)
-		class_by128[i] = smallest_class(i * 128UL);
 	if (CONFIG_SLOB)
 		return true;
 	for (c = 0; c < NR_MALLOC_CLASSES; c++) {
 		class_cache_name(malloc_cache_names[c], malloc_class_size[c]);
-		malloc_caches[c] = uslab_kmem_cache_create(malloc_cache_names[c],
-				malloc_class_size[c], MALLOC_ALIGN, 0, NULL);
+		tag_cache[c + 1] = kmem_cache_create_kmalloc(malloc_cache_names[c],
+				malloc_class_size[c], MALLOC_ALIGN, 0);
 		/* why: a kmalloc cache is as good, only coarser */
-		if (!malloc_caches[c])
-			malloc_caches[c] = kmalloc_slab(malloc_class_size[c], MALLOC_GFP);
-		if (!malloc_caches[c])
+		if (!tag_cache[c + 1])
+			tag_cache[c + 1] = kmalloc_slab(malloc_class_size[c], MALLOC_GFP);
+		if (!tag_cache[c + 1])
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Open the fast path: a non-zero class tag tells malloc_fast that
+ * everything it uses is set up, so each is published with release order
+ * (malloc_fast reads it with acquire: a plain load on x86).
+ */
+static void malloc_classes_publish(void)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(NR_MALLOC_CLASSES >= LIVE_KMALLOC);
+	for (i = 0; i < ARRAY_SIZE(class_tag); i++)
+		smp_store_release(&class_tag[i], smallest_class(i * 16UL) + 1);
 }
 
 /*
@@ -236,8 +271,10 @@ static bool malloc_init_steps(void)
 		return false;
 	live_map_init();
 	large_max = PAGE_SIZE << (MAX_ORDER - 1);
-	if (malloc_classes_init())
+	if (malloc_classes_init()) {
+		malloc_classes_publish();
 		smp_store_release(&malloc_ready, true);
+	}
 	return true;
 }
 
@@ -278,23 +315,28 @@ static void *arena_alloc_aligned(size_t size, size_t align, gfp_t gfp)
 	return NULL;
 }
 
-/* A block from the arena, live bit set; NULL if the arena cannot serve it. */
+/* A block from the arena, live tag set; NULL if the arena cannot serve it. */
 static void *arena_alloc(size_t size, size_t align, gfp_t gfp, const char *fn,
 			 const void *caller)
 {
+	unsigned int tag;
 	void *p;
 
 	if (!smp_load_acquire(&malloc_ready))
 		return NULL;
-	if (align > MALLOC_ALIGN)
+	if (align > MALLOC_ALIGN) {
 		p = arena_alloc_aligned(size, align, gfp);
-	else if (size <= MALLOC_SMALL_MAX)
-		p = malloc_small(size, gfp);
-	else if (size <= large_max)
+	} else if (size <= MALLOC_SMALL_MAX) {
+		tag = size_to_tag(size);
+		p = malloc_small(size, tag, gfp);
+		if (p && likely(live_map_mark(p, small_tag(tag))))
+			return p;
+	} else if (size <= large_max) {
 		p = kmalloc_large(size, gfp);
-	else
+	} else {
 		return NULL;
-	if (p && unlikely(!live_map_mark(p)))
+	}
+	if (p && unlikely(!live_map_mark(p, kmalloc_tag(p))))
 		p = malloc_mark_slow(p, fn, caller);
 	return p;
 }
@@ -327,53 +369,140 @@ static noinline void *malloc_slow(size_t size, size_t align, gfp_t gfp, const ch
 	return p;
 }
 
-static __always_inline void *malloc_fast(size_t size, gfp_t gfp, const char *fn,
-					 const void *caller)
+/* malloc_fast missed: p is NULL (go the slow way) or could not be marked. */
+static noinline void *malloc_missed_at(void *p, size_t size, gfp_t gfp, const char *fn,
+				       const void *caller)
 {
-	void *p;
-
-	if (likely(size <= MALLOC_SMALL_MAX) && likely(smp_load_acquire(&malloc_ready))) {
-		p = malloc_small(size, gfp);
-		if (likely(p)) {
-			if (likely(live_map_mark(p)))
-				return p;
-			return malloc_mark_slow(p, fn, caller);
-		}
-	}
+	if (p)
+		return malloc_mark_slow(p, fn, caller);
 	return malloc_slow(size, MALLOC_ALIGN, gfp, fn, caller);
+}
+
+/*
+ * The same, for malloc_fast in the exported functions, which reach it by a
+ * tail call: its return address is then their caller's (misuse.c checks
+ * that reports name the program's code).  Why not pass MALLOC_CALLER():
+ * the compiler reads it on entry and keeps it in a saved register across
+ * the allocator's call, which costs malloc a stack frame's worth of
+ * instructions, and free() a frame of its own.
+ */
+static noinline void *malloc_missed(void *p, size_t size, gfp_t gfp, const char *fn)
+{
+	return malloc_missed_at(p, size, gfp, fn, MALLOC_CALLER());
+}
+
+/* The fast path proper: a small block marked live; or NULL, with *size
+ * set for the slow way and *missed the block that could not be marked
+ * (NULL if there was none). */
+static __always_inline void *malloc_try(size_t *size, gfp_t gfp, void **missed)
+{
+	unsigned int tag;
+	void *p = NULL;
+
+	if (likely(*size <= MALLOC_SMALL_MAX) && likely(tag = size_to_tag(*size))) {
+		p = malloc_small(*size, tag, gfp);
+		if (likely(p) && likely(live_map_mark(p, small_tag(tag))))
+			return p;
+		/* why the class size: then size need not live across the call */
+		if (!CONFIG_SLOB)
+			*size = malloc_class_size[tag - 1];
+	}
+	*missed = p;
+	return NULL;
+}
+
+/* malloc for the exported functions, in tail position only. */
+static __always_inline void *malloc_fast(size_t size, gfp_t gfp, const char *fn)
+{
+	void *missed, *p = malloc_try(&size, gfp, &missed);
+
+	return likely(p) ? p : malloc_missed(missed, size, gfp, fn);
+}
+
+/* malloc anywhere else: the caller is given. */
+static __always_inline void *malloc_fast_at(size_t size, gfp_t gfp, const char *fn,
+					    const void *caller)
+{
+	void *missed, *p = malloc_try(&size, gfp, &missed);
+
+	return likely(p) ? p : malloc_missed_at(missed, size, gfp, fn, caller);
 }
 
 /* ---- freeing ---- */
 
-/*
- * The block's own cache, its folio already found and checked here: SLUB's
- * kfree would look the folio up again.  SLAB and SLOB take kfree.
- */
-static __always_inline void malloc_free_slab(struct folio *folio, void *p)
+/* p (live tag cleared) to kfree, keeping the caller's errno: it may reach
+ * the OS. */
+static noinline void malloc_kfree(void *p)
 {
-	if (CONFIG_SLUB)
-		kmem_cache_free(slab_owner_cache(folio_slab(folio)), p);
-	else
-		kfree(p);
+	int err = errno;
+
+	kfree(p);
+	errno = err;
 }
 
-static __always_inline void malloc_free(void *p, const char *fn, const void *caller)
+/* p (live tag cleared) to its class cache s, keeping errno.  SLUB does it
+ * on its fast path, saving errno only for its slow path. */
+static __always_inline void malloc_cache_free(struct kmem_cache *s, void *p)
 {
-	/* why not virt_addr_valid: unsigned, p - arena_start gives a pfn
-	 * >= max_pfn for any address outside the arena (max_pfn pages end
-	 * exactly at arena_end): one range check instead of three */
-	unsigned long pfn = virt_to_pfn(p);
-	struct folio *folio;
+#if CONFIG_SLUB
+	kmem_cache_free_keep_errno(s, p);
+#else
+	int err = errno;
 
-	if (likely(pfn_valid(pfn)) && likely(IS_ALIGNED((unsigned long)p, MALLOC_ALIGN))) {
-		folio = page_folio(pfn_to_page(pfn));
-		/* why clear before freeing: once freed, another thread may get it */
-		if (likely(folio_test_slab(folio)) && likely(live_map_clear(p))) {
-			malloc_free_slab(folio, p);
-			return;
-		}
+	kmem_cache_free(s, p);
+	errno = err;
+#endif
+}
+
+/*
+ * The live tag says what p is (ptrcheck.c): a class tag is the start of a
+ * live object of that class's cache, so the memory map is not consulted.
+ * False, with nothing done, for NULL, an unaligned p, one outside the
+ * arena, a large block or a pointer that is no live block's start: those
+ * are malloc_free_slow's.
+ */
+static __always_inline bool malloc_free_fast(void *p)
+{
+	unsigned long g = live_map_granule_aligned(p);
+	struct kmem_cache *s;
+	unsigned char tag;
+
+	if (unlikely(g >= live_map.nr_granules))
+		return false;
+	tag = __atomic_load_n(&live_map.tags[g], __ATOMIC_RELAXED);
+	s = tag_cache[tag];
+	/* why clear before freeing: once freed, another thread may get it */
+	if (likely(s)) {
+		__atomic_store_n(&live_map.tags[g], LIVE_NONE, __ATOMIC_RELAXED);
+		malloc_cache_free(s, p);
+		return true;
 	}
-	malloc_free_slow(p, fn, caller);
+	if (tag != LIVE_KMALLOC)
+		return false;
+	__atomic_store_n(&live_map.tags[g], LIVE_NONE, __ATOMIC_RELAXED);
+	malloc_kfree(p);
+	return true;
+}
+
+/* malloc_free_slow, reached by a tail call from free() and cfree(): its
+ * return address is their caller's (see malloc_missed). */
+static noinline void malloc_free_missed(void *p, const char *fn)
+{
+	malloc_free_slow(p, fn, MALLOC_CALLER());
+}
+
+/* free for the exported functions, in tail position only. */
+static __always_inline void malloc_free(void *p, const char *fn)
+{
+	if (unlikely(!malloc_free_fast(p)))
+		malloc_free_missed(p, fn);
+}
+
+/* free anywhere else: the caller is given. */
+static __always_inline void malloc_free_at(void *p, const char *fn, const void *caller)
+{
+	if (unlikely(!malloc_free_fast(p)))
+		malloc_free_slow(p, fn, caller);
 }
 
 /* ---- realloc ---- */
@@ -400,13 +529,15 @@ static void *malloc_realloc(void *p, size_t size, const char *fn, const void *ca
 	void *q;
 
 	malloc_lookup(p, &blk, fn, caller);
-	if (realloc_in_place(p, &blk, size))
+	if (realloc_in_place(p, &blk, size)) {
+		kmalloc_set_orig_size(p, size);	/* the kmalloc red zone moves */
 		return p;
-	q = malloc_fast(size, MALLOC_GFP, fn, caller);
+	}
+	q = malloc_fast_at(size, MALLOC_GFP, fn, caller);
 	if (!q)
 		return NULL;
 	memcpy(q, p, min(blk.usable, size));
-	malloc_free(p, fn, caller);
+	malloc_free_at(p, fn, caller);
 	return q;
 }
 
@@ -415,7 +546,7 @@ static void *malloc_realloc(void *p, size_t size, const char *fn, const void *ca
 static void *malloc_aligned(size_t align, size_t size, const char *fn, const void *caller)
 {
 	if (align <= MALLOC_ALIGN)
-		return malloc_fast(size, MALLOC_GFP, fn, caller);
+		return malloc_fast_at(size, MALLOC_GFP, fn, caller);
 	return malloc_slow(size, align, MALLOC_GFP, fn, caller);
 }
 
@@ -423,29 +554,19 @@ static void *malloc_aligned(size_t align, size_t size, const char *fn, const voi
 
 MALLOC_EXPORT void *malloc(size_t size)
 {
-	return malloc_fast(size, MALLOC_GFP, "malloc", MALLOC_CALLER());
+	return malloc_fast(size, MALLOC_GFP, "malloc");
 }
 
+/* errno: malloc_free's paths that may change it keep it themselves; NULL
+ * fails its range check and is ignored by malloc_free_slow. */
 MALLOC_EXPORT void free(void *p)
 {
-	int err;
-
-	if (unlikely(!p))
-		return;
-	err = errno;
-	malloc_free(p, "free", MALLOC_CALLER());
-	errno = err;
+	malloc_free(p, "free");
 }
 
 MALLOC_EXPORT void cfree(void *p)
 {
-	int err;
-
-	if (unlikely(!p))
-		return;
-	err = errno;
-	malloc_free(p, "cfree", MALLOC_CALLER());
-	errno = err;
+	malloc_free(p, "cfree");
 }
 
 MALLOC_EXPORT void *calloc(size_t nmemb, size_t size)
@@ -456,20 +577,16 @@ MALLOC_EXPORT void *calloc(size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return malloc_fast(bytes, MALLOC_GFP | __GFP_ZERO, "calloc", MALLOC_CALLER());
+	return malloc_fast(bytes, MALLOC_GFP | __GFP_ZERO, "calloc");
 }
 
 /* glibc: realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL. */
 MALLOC_EXPORT void *realloc(void *p, size_t size)
 {
-	int err;
-
 	if (!p)
-		return malloc_fast(size, MALLOC_GFP, "realloc", MALLOC_CALLER());
+		return malloc_fast(size, MALLOC_GFP, "realloc");
 	if (!size) {
-		err = errno;
-		malloc_free(p, "realloc", MALLOC_CALLER());
-		errno = err;
+		malloc_free_at(p, "realloc", MALLOC_CALLER());
 		return NULL;
 	}
 	return malloc_realloc(p, size, "realloc", MALLOC_CALLER());

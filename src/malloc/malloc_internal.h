@@ -10,9 +10,10 @@
  *   large      a compound folio from the page allocator (kmalloc_large),
  *              for sizes above the classes up to the largest buddy block.
  *   huge       a private mapping for anything larger (huge.c).
- *   live map   one bit per 16-byte granule of the arena, set while a block
- *              starts there (ptrcheck.c): the constant-time answer to "is
- *              this the start of a live block?".
+ *   live map   one byte per 16-byte granule of the arena, non-zero while a
+ *              block starts there, naming its class (ptrcheck.c): the
+ *              constant-time answer to "is this the start of a live block,
+ *              and whose?".
  *
  * Files: malloc.c (the POSIX/glibc entry points, classes, initialisation),
  * ptrcheck.c (live map, pointer validation, reports), huge.c (mappings).
@@ -23,6 +24,7 @@
 #include "mm/slab.h"
 
 #define MALLOC_ALIGN		16UL	/* minimum alignment of every block */
+#define NR_MALLOC_CLASSES	32	/* size classes (malloc.c) */
 #define MALLOC_ALIGN_SHIFT	4
 #define MALLOC_GFP		(GFP_KERNEL | __GFP_NOWARN)	/* failure is ENOMEM, not a warning */
 
@@ -60,8 +62,21 @@ bool malloc_boot_owns(const void *p);	/* inside the bootstrap buffer? */
 size_t malloc_boot_usable(const void *p);
 
 /* ---- ptrcheck.c: the live map ---- */
+
+/*
+ * A granule's byte in the live map: what starts there.  Values 1 ..
+ * NR_MALLOC_CLASSES name the class cache whose kmem_cache_alloc returned
+ * the block, so that free() needs no memory-map lookup to find its cache.
+ */
+enum live_tag {
+	LIVE_NONE	= 0,	/* no live block starts here */
+	LIVE_KMALLOC	= 0xfe,	/* a slab object from __kmalloc (aligned, SLOB) */
+	LIVE_LARGE	= 0xff,	/* the start of a large-kmalloc folio */
+};
+
 struct live_map {
-	unsigned long *bits;		/* one bit per granule; NULL if disabled */
+	unsigned char *tags;		/* enum live_tag or class + 1, one byte per
+					 * granule; NULL if disabled */
 	unsigned long base;		/* arena start: granule 0 */
 	unsigned long nr_granules;	/* granules covered (0 if disabled) */
 };
@@ -70,57 +85,70 @@ extern struct live_map live_map;	/* written once before malloc is ready */
 /* Set up the live map over the arena; on failure it stays disabled (said once). */
 void live_map_init(void);
 
-static __always_inline unsigned long *live_map_word(unsigned long g)
+/*
+ * p's granule, rotated: p - base turned right by 4 bits, so that the
+ * offset's low bits land on top when p is not 16-byte aligned.  Below
+ * live_map.nr_granules iff p is an aligned address in the map: one
+ * compare answers both questions.
+ */
+static __always_inline unsigned long live_map_granule_aligned(const void *p)
 {
-	return &live_map.bits[g / (8 * sizeof(unsigned long))];
+	unsigned long off = (unsigned long)p - live_map.base;
+
+	return (off >> MALLOC_ALIGN_SHIFT) | (off << (8 * sizeof(off) - MALLOC_ALIGN_SHIFT));
 }
 
-static __always_inline unsigned long live_map_bit(unsigned long g)
+/* p's byte, or NULL if p lies outside the map (or the map is disabled). */
+static __always_inline unsigned char *live_map_tag(const void *p)
 {
-	return 1UL << (g % (8 * sizeof(unsigned long)));
+	unsigned long g = ((unsigned long)p - live_map.base) >> MALLOC_ALIGN_SHIFT;
+
+	if (unlikely(g >= live_map.nr_granules))
+		return NULL;
+	return &live_map.tags[g];
 }
 
 /*
- * Mark p live.  False if p lies outside the map or was live already (the
- * caller then decides, in malloc_mark_slow, whether that is an error).
- * One compare and one atomic OR: another thread may flip a neighbour's bit
- * in the same word at the same moment.
+ * Mark p live with tag.  False if p lies outside the map or was live
+ * already (the caller then decides, in malloc_mark_slow, whether that is an
+ * error).  A plain load and store (relaxed atomics): the allocator hands a
+ * block to one thread only, and its hand-over orders the store of the
+ * free() that gave the block back before this load (ptrcheck.c §4).
  */
-static __always_inline bool live_map_mark(const void *p)
+static __always_inline bool live_map_mark(const void *p, unsigned char tag)
 {
 	unsigned long g = ((unsigned long)p - live_map.base) >> MALLOC_ALIGN_SHIFT;
-	unsigned long bit = live_map_bit(g);
 
-	if (unlikely(g >= live_map.nr_granules))
+	if (unlikely(g >= live_map.nr_granules) ||
+	    unlikely(__atomic_load_n(&live_map.tags[g], __ATOMIC_RELAXED)))
 		return false;
-	return !(__atomic_fetch_or(live_map_word(g), bit, __ATOMIC_RELAXED) & bit);
+	__atomic_store_n(&live_map.tags[g], tag, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* p's tag now (LIVE_NONE outside the map): a snapshot for realloc and
+ * malloc_usable_size. */
+static __always_inline unsigned char live_map_get(const void *p)
+{
+	unsigned char *t = live_map_tag(p);
+
+	return t ? __atomic_load_n(t, __ATOMIC_RELAXED) : LIVE_NONE;
 }
 
 /*
- * Clear p's bit.  True if p was live.  Atomic test-and-clear: of two threads
- * freeing the same block at once, exactly one sees the bit set.
+ * The slow paths' claim: exchange p's tag for LIVE_NONE and return the old
+ * one.  One atomic instruction, so that of two threads freeing a large
+ * block at the same moment exactly one gets it (large blocks are rare and
+ * expensive enough for it).
  */
-static __always_inline bool live_map_clear(const void *p)
+static __always_inline unsigned char live_map_claim(const void *p)
 {
-	unsigned long g = ((unsigned long)p - live_map.base) >> MALLOC_ALIGN_SHIFT;
-	unsigned long bit = live_map_bit(g);
+	unsigned char *t = live_map_tag(p);
 
-	if (unlikely(g >= live_map.nr_granules))
-		return false;
-	return __atomic_fetch_and(live_map_word(g), ~bit, __ATOMIC_RELAXED) & bit;
+	return t ? __atomic_exchange_n(t, LIVE_NONE, __ATOMIC_RELAXED) : LIVE_NONE;
 }
 
-/* Is p live?  (A snapshot: for realloc and malloc_usable_size.) */
-static __always_inline bool live_map_test(const void *p)
-{
-	unsigned long g = ((unsigned long)p - live_map.base) >> MALLOC_ALIGN_SHIFT;
-
-	if (unlikely(g >= live_map.nr_granules))
-		return false;
-	return __atomic_load_n(live_map_word(g), __ATOMIC_RELAXED) & live_map_bit(g);
-}
-
-/* The allocator handed out p but its bit could not be set: p is returned if
+/* The allocator handed out p but it could not be marked: p is returned if
  * the map is disabled, else the report says what is wrong and aborts. */
 void *malloc_mark_slow(void *p, const char *fn, const void *caller);
 
@@ -134,8 +162,9 @@ void *malloc_mark_slow(void *p, const char *fn, const void *caller);
 void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void *caller);
 
 /*
- * Free p (not NULL): validate, clear its live bit, hand it back.  The slab
- * case is inline in malloc.c; this is everything else.
+ * Free p (NULL: nothing): validate, clear its live tag, hand it back, errno
+ * preserved.  A class object on SLUB is inline in malloc.c; this is
+ * everything else.
  */
 void malloc_free_slow(void *p, const char *fn, const void *caller);
 
@@ -157,5 +186,9 @@ bool huge_was_freed(const void *p);
 void huge_shrink(void *p, size_t new_size);
 /* Register the table lock with fork.c. */
 void huge_init(void);
+
+/* ---- src/mm/slub.c ---- */
+/* kmem_cache_free that keeps errno, saving it only on the slow path. */
+void kmem_cache_free_keep_errno(struct kmem_cache *s, void *x);
 
 #endif /* USLAB_MALLOC_INTERNAL_H */

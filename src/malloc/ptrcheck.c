@@ -13,31 +13,67 @@
  *                         else                      -> invalid (stack, global,
  *                                                      foreign, wild)
  *      in the arena, section offline                -> invalid
- *      folio is a slab: live bit set                -> slab object
+ *      folio is a slab: live tag set                -> slab object
  *                       else                        -> double free or interior
  *      folio is a large kmalloc: not its start      -> interior pointer
- *                                live bit set       -> large block
+ *                                live tag set       -> large block
  *                                else               -> double free
  *      any other page (free, page-allocator user)   -> double free or invalid
  *    The live map decides "start of a live block" for every size in constant
- *    time: malloc sets the bit of the block's first granule after the
- *    allocator hands the block out, free test-and-clears it before handing
- *    the block back (so a second free, from any thread, finds it clear, and
- *    the block cannot be reallocated before the bit is cleared).
+ *    time: malloc tags the block's first granule after the allocator hands
+ *    the block out, free reads the tag and clears it before handing the
+ *    block back (so a later free finds it clear, and the block cannot be
+ *    reallocated before the tag is cleared).  free()'s fast path (malloc.c)
+ *    asks the map first: a granule tagged with a class is the start of a
+ *    live object of that class's cache, so neither the memory map nor the
+ *    slab is looked at before the object goes back to its cache.
  *
- * 2. Data structures.  live_map.bits: one bit per 16-byte granule of the
- *    arena, in a reservation of arena/128 bytes committed lazily (the OS
- *    supplies a page of bits the first time a block in the 512 KiB of arena
- *    it covers is marked).
+ * 2. Data structures.  live_map.tags: one byte per 16-byte granule of the
+ *    arena, in a reservation of arena/16 bytes committed lazily (the OS
+ *    supplies a page of tags the first time a block in the 64 KiB of arena
+ *    it covers is marked; reading an untouched page costs no memory).
  *
- * 3. States of a granule's bit: 0 = no live block starts here; 1 = a block
- *    malloc handed out starts here and has not been freed.
+ * 3. States of a granule's tag: LIVE_NONE (0) = no live block starts here;
+ *    1 .. NR_MALLOC_CLASSES = a block from that class's cache (tag - 1)
+ *    starts here; LIVE_KMALLOC = a slab object from __kmalloc; LIVE_LARGE =
+ *    a large-kmalloc folio.  Transitions: NONE -> tag in malloc, after the
+ *    allocator returned the block; tag -> NONE in free, before the block
+ *    goes back.  Nothing else writes the map.
  *
- * 4. Lock order: none.  Bits change with atomic RMW instructions only.
+ * 4. Lock order: none, and why a byte needs no atomic read-modify-write.
+ *    The map was one bit per granule, set and test-and-cleared with LOCKed
+ *    instructions (neighbours share a word); a byte is written whole, so
+ *    plain (relaxed atomic) loads and stores do, at 1/16 of the touched
+ *    arena in memory instead of 1/128.  Exactness:
+ *    - malloc: the allocator hands a free block to exactly one thread, and
+ *      the free() that gave it back stored NONE before handing it over.
+ *      The hand-over (the owner's own free list, the slab free list's
+ *      cmpxchg, a list lock, the page allocator's lock: whatever the
+ *      allocator uses) orders that store before malloc's load, which therefore reads NONE unless the
+ *      allocator hands out a block twice (reported: corrupted free list).
+ *    - free: a second free of a block that is not concurrent with the
+ *      first, i.e. ordered after it by anything at all (the same thread;
+ *      any synchronisation through which the second thread learnt that the
+ *      block was freed, or got the pointer), reads NONE, as does any free
+ *      after the block went back and before malloc handed it out again: it
+ *      is reported before anything is touched.  A free racing the first
+ *      free of the same block, on another thread, with nothing ordering the
+ *      two, may read the tag before the first free cleared it: both then
+ *      hand the block back, and it sits on two free lists (SLUB reports it
+ *      at once only if the second lands on a list whose head it already
+ *      is).  When it is then handed out twice, the second malloc finds the
+ *      tag live and reports the corrupted free list, unless the first owner
+ *      freed it in between.  Such a race is a data race on the block in the
+ *      program itself; no allocator without a lock or an atomic
+ *      read-modify-write on every free catches every instance (the
+ *      relaxed load and store are exact in the C11 model for every free
+ *      that happens after the first, by coherence).
+ *    - Large blocks take live_map_claim(), an atomic exchange, in the slow
+ *      path: exact even for racing frees (rare, and far costlier anyway).
  *
- * 5. Invariants.  A bit is set only between the allocator returning a block
+ * 5. Invariants.  A tag is set only between the allocator returning a block
  *    and free() giving it back, so it is never set for a free object; the
- *    bit is always cleared before the block goes back to the allocator.
+ *    tag is always cleared before the block goes back to the allocator.
  *    If the map could not be reserved (address space too tight), every
  *    check that needs it passes and the rest still run; this is said once.
  */
@@ -59,7 +95,7 @@ void live_map_init(void)
 	if (!memmap.max_pfn)
 		return;		/* no arena: every block is huge, checked by huge.c */
 	granules = (memmap.arena_end - memmap.arena_start) >> MALLOC_ALIGN_SHIFT;
-	bytes = PAGE_ALIGN(DIV_ROUND_UP(granules, 8));
+	bytes = PAGE_ALIGN(granules);
 	bits = os_reserve(bytes, PAGE_SIZE);
 	if (bits && !os_commit(bits, bytes)) {
 		os_release(bits, bytes);
@@ -69,7 +105,7 @@ void live_map_init(void)
 		os_write_all(2, msg, sizeof(msg) - 1);
 		return;
 	}
-	live_map.bits = bits;
+	live_map.tags = bits;
 	live_map.base = memmap.arena_start;
 	live_map.nr_granules = granules;
 }
@@ -219,7 +255,7 @@ static __noreturn __cold void report_page_not_block(const char *fn, const void *
 
 void *malloc_mark_slow(void *p, const char *fn, const void *caller)
 {
-	if (!live_map.bits)
+	if (!live_map.tags)
 		return p;	/* map disabled: nothing to check against */
 	if ((unsigned long)p - live_map.base >= live_map.nr_granules << MALLOC_ALIGN_SHIFT)
 		malloc_report(fn, p, caller, "allocator returned a bad block",
@@ -247,10 +283,10 @@ static void lookup_outside(void *p, struct malloc_block *blk, const char *fn,
 		report_foreign(fn, p, caller);
 }
 
-/* Is the bit live?  With the map disabled, everything is. */
+/* Is the tag live?  With the map disabled, everything is. */
 static bool live_or_unknown(const void *p)
 {
-	return !live_map.bits || live_map_test(p);
+	return !live_map.tags || live_map_get(p) != LIVE_NONE;
 }
 
 void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void *caller)
@@ -280,11 +316,11 @@ void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void
 	blk->usable = folio_size(folio);
 }
 
-/* Clear p's bit, or report why p is not a live block. */
+/* Claim p's tag (clear it), or report why p is not a live block. */
 static void free_claim(void *p, const char *fn, const void *caller,
 		       void (*report)(const char *, const void *, const void *))
 {
-	if (unlikely(!live_map_clear(p)) && live_map.bits)
+	if (unlikely(live_map_claim(p) == LIVE_NONE) && live_map.tags)
 		report(fn, p, caller);
 }
 
@@ -296,7 +332,7 @@ static void free_outside(void *p, const char *fn, const void *caller)
 		report_foreign(fn, p, caller);
 }
 
-void malloc_free_slow(void *p, const char *fn, const void *caller)
+static void free_checked(void *p, const char *fn, const void *caller)
 {
 	struct folio *folio;
 
@@ -306,7 +342,7 @@ void malloc_free_slow(void *p, const char *fn, const void *caller)
 		return free_outside(p, fn, caller);
 	folio = virt_to_folio(p);
 	if (folio_test_slab(folio)) {
-		if (unlikely(!live_map_clear(p)) && live_map.bits)
+		if (unlikely(live_map_claim(p) == LIVE_NONE) && live_map.tags)
 			report_slab_not_live(fn, p, caller, folio);
 		kfree(p);
 		return;
@@ -317,4 +353,14 @@ void malloc_free_slow(void *p, const char *fn, const void *caller)
 		report_large_interior(fn, p, caller, folio);
 	free_claim(p, fn, caller, report_large_not_live);
 	free_large_kmalloc(folio, p);
+}
+
+void malloc_free_slow(void *p, const char *fn, const void *caller)
+{
+	int err = errno;	/* why: munmap and the page allocator may set it */
+
+	if (!p)
+		return;		/* free(NULL) lands here: outside the map */
+	free_checked(p, fn, caller);
+	errno = err;
 }

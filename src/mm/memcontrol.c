@@ -21,7 +21,8 @@
  *    holds.  A charge takes bytes from the stock, an uncharge puts them
  *    back, both with a plain load and store.  Only when the stock lacks
  *    bytes are whole pages charged to the counter (atomics, once per page);
- *    a stock holding more than a page gives whole pages back.  When a
+ *    a stock that would hold more than MEMCG_STOCK_MAX (four pages) gives
+ *    whole pages back, down to two (memcontrol.h says why).  When a
  *    stock changes objcg, or its thread exits, its bytes are drained: whole
  *    pages uncharged, the rest parked in objcg->nr_charged_bytes, where the
  *    next stock to cache that objcg picks them up.
@@ -194,7 +195,9 @@ static struct mem_cgroup root_memcg = {
 };
 
 struct obj_stock __percpu *memcg_stock;
-__thread struct obj_stock *this_obj_stock __attribute__((tls_model("initial-exec")));
+struct obj_stock memcg_no_stock;
+__thread struct obj_stock *this_obj_stock __attribute__((tls_model("initial-exec"))) =
+	&memcg_no_stock;
 __thread struct obj_cgroup *active_objcg __attribute__((tls_model("initial-exec")));
 static __thread struct mem_cgroup *active_memcg __attribute__((tls_model("initial-exec")));
 /* Set while this thread runs shrink callbacks: a charge they make does not
@@ -492,7 +495,7 @@ static struct obj_stock *this_cpu_stock(void)
 
 	if (!stock && raw_smp_processor_id() >= 0)
 		stock = this_cpu_ptr_or_null(memcg_stock);
-	this_obj_stock = stock;
+	this_obj_stock = stock ? stock : &memcg_no_stock;
 	return stock;
 }
 
@@ -513,14 +516,16 @@ static void drain_obj_stock(struct obj_stock *stock)
 	obj_cgroup_put_many(objcg, 1);	/* the stock's reference, last */
 }
 
-/* Add bytes of the cached objcg; more than a page: the whole pages go back. */
+/* Add bytes of the cached objcg; more than MEMCG_STOCK_MAX: whole pages go
+ * back, down to MEMCG_STOCK_KEEP and less than a page more. */
 static void obj_stock_add(struct obj_stock *stock, unsigned long nr_bytes)
 {
-	unsigned long total = stock->nr_bytes + nr_bytes;
+	unsigned long total = stock->nr_bytes + nr_bytes, nr_pages;
 
-	if (total > PAGE_SIZE) {
-		obj_cgroup_uncharge_pages(stock->cached_objcg, total >> PAGE_SHIFT);
-		total &= PAGE_SIZE - 1;
+	if (total > MEMCG_STOCK_MAX) {
+		nr_pages = (total - MEMCG_STOCK_KEEP) >> PAGE_SHIFT;
+		obj_cgroup_uncharge_pages(stock->cached_objcg, nr_pages);
+		total -= nr_pages << PAGE_SHIFT;
 	}
 	WRITE_ONCE(stock->nr_bytes, (unsigned int)total);
 }
@@ -605,7 +610,7 @@ void obj_cgroup_uncharge_slow(struct obj_cgroup *objcg, unsigned long size)
 static void memcg_cpu_dead(unsigned int cpu)
 {
 	drain_obj_stock(per_cpu_ptr(memcg_stock, cpu));
-	this_obj_stock = NULL;
+	this_obj_stock = &memcg_no_stock;
 }
 
 /**
@@ -710,6 +715,23 @@ void __memcg_slab_post_alloc_one(struct kmem_cache *s, struct obj_cgroup *objcg,
 				 gfp_t flags, void *object)
 {
 	__memcg_slab_post_alloc_hook(s, objcg, flags, 1, &object);
+}
+
+/* memcg_slab_free_hook when the stock cannot take the bytes (or x was
+ * not charged after all): clear the slot, then uncharge. */
+void __memcg_slab_free_hook(const struct kmem_cache *s, const struct slab *slab, const void *x)
+{
+	struct slab_objcgs *v = slab_objcgs(slab);
+	struct obj_cgroup **slot, *objcg;
+
+	if (!v)
+		return;
+	slot = &v->objcgs[slab_objcgs_index(v, x)];
+	objcg = READ_ONCE(*slot);
+	if (!objcg)
+		return;		/* allocated without a charge */
+	WRITE_ONCE(*slot, NULL);
+	obj_cgroup_uncharge(objcg, obj_full_size(s));
 }
 
 void __memcg_free_slab_cgroups(struct slab *slab)

@@ -27,10 +27,22 @@
  *           allocates, then memcg_slab_post_alloc_one/_idx (record the
  *           objcg in the vector, or uncharge what was not allocated);
  *           bulk: memcg_slab_post_alloc_hook, or memcg_slab_cancel_charge.
+ *           The accounted fast paths (SLUB's slab_alloc_node_memcg,
+ *           SLAB's slab_alloc_memcg) do the same without a call: the
+ *           stock must cache the active objcg (obj_stock_caches) and hold
+ *           the full size, the object's slab must have its vector
+ *           (slab_objcgs_slots, memcg_obj_slot); else their slow form.
  *   free    after the pointer was validated: memcg_slab_free_hook, which
- *           does nothing unless slab->memcg_data is set; SLUB's fast path
+ *           does nothing unless slab->memcg_data is set, and calls out
+ *           only when the stock cannot take the bytes; SLUB's fast path
  *           uses memcg_slab_free_fast, which never calls out.
  *   slab    memcg_free_slab_cgroups when a slab goes back to the pages.
+ *
+ * Cost (docs/memcg.md has the numbers): an unaccounted allocation pays a
+ * test of the gfp flags and one of s->flags; an unaccounted free, a test
+ * of slab->memcg_data.  An accounted pair adds two TLS loads and a compare
+ * (stock and active objcg), the full size taken from and given back to
+ * the stock (a plain load and store each), and the slot's store and clear.
  */
 #ifndef USLAB_MM_MEMCONTROL_H
 #define USLAB_MM_MEMCONTROL_H
@@ -46,10 +58,23 @@
 
 struct obj_cgroup;
 
+/*
+ * Most bytes a stock keeps when objects are uncharged into it: a stock
+ * that would pass MEMCG_STOCK_MAX gives whole pages back, down to
+ * MEMCG_STOCK_KEEP and less than a page more.  why more than a page: a
+ * thread that allocates and frees up to MEMCG_STOCK_KEEP bytes of objects
+ * in turns then charges and uncharges no page at all (the kernel keeps a
+ * batch of pages per CPU for the same reason, memcg_stock_pcp).  Charges
+ * stay exact: they charge the pages missing, and no more.
+ */
+#define MEMCG_STOCK_MAX		(4 * PAGE_SIZE)
+#define MEMCG_STOCK_KEEP	(2 * PAGE_SIZE)
+
 /* Per CPU: bytes charged to cached_objcg that no object holds (obj_stock). */
 struct obj_stock {
 	struct obj_cgroup *cached_objcg;	/* holds a reference, or NULL (owner; others READ_ONCE) */
-	unsigned int nr_bytes;			/* pre-charged bytes of cached_objcg (owner; WRITE_ONCE) */
+	unsigned int nr_bytes;			/* pre-charged bytes of cached_objcg, at most
+						 * MEMCG_STOCK_MAX (owner; WRITE_ONCE) */
 };
 
 /*
@@ -67,9 +92,14 @@ struct slab_objcgs {
 };
 
 extern struct obj_stock __percpu *memcg_stock;	/* set before the first group exists */
+/* The stock of a thread that has none (no CPU id yet, or its CPU torn
+ * down): caches no objcg, so that the fast paths' compare with a real
+ * objcg fails and sends them to the slow path, with no NULL test.  Never
+ * written. */
+extern struct obj_stock memcg_no_stock;
 /* This thread's CPU's stock (per_cpu_ptr(memcg_stock, cpu)), cached by the
- * slow path and cleared by the CPU teardown: NULL sends the fast paths to
- * the slow path, which attaches the thread to a CPU if need be. */
+ * slow path and reset to &memcg_no_stock by the CPU teardown; starts as
+ * &memcg_no_stock.  The slow path attaches the thread to a CPU if need be. */
 extern __thread struct obj_stock *this_obj_stock __attribute__((tls_model("initial-exec")));
 /* The objcg this thread charges (its active group's), NULL = charge nothing. */
 extern __thread struct obj_cgroup *active_objcg __attribute__((tls_model("initial-exec")));
@@ -99,6 +129,14 @@ static __always_inline struct slab_objcgs *slab_objcgs(const struct slab *slab)
 	return (struct slab_objcgs *)(data & ~MEMCG_DATA_FLAGS_MASK);
 }
 
+/* The slots of slab's vector, NULL if it has none. */
+static __always_inline struct obj_cgroup **slab_objcgs_slots(const struct slab *slab)
+{
+	struct slab_objcgs *v = slab_objcgs(slab);
+
+	return v ? v->objcgs : NULL;
+}
+
 /*
  * Index of the object holding address x of its slab: (x - base) / size by
  * one multiply, the high half of (x - base) * ceil(2^64 / size).  Exact:
@@ -118,26 +156,40 @@ static __always_inline bool memcg_slab_wants_charge(const struct kmem_cache *s, 
 	return !CONFIG_SLOB && (unlikely(flags & __GFP_ACCOUNT) || unlikely(s->flags & SLAB_ACCOUNT));
 }
 
-/* Take nr_bytes from this CPU's stock if it holds enough for objcg. */
+/* Take nr_bytes from this CPU's stock if it holds enough for objcg (not
+ * NULL: memcg_no_stock caches NULL). */
 static __always_inline bool consume_obj_stock(struct obj_cgroup *objcg, unsigned int nr_bytes)
 {
 	struct obj_stock *stock = this_obj_stock;
 
-	if (likely(stock) && likely(stock->cached_objcg == objcg) &&
-	    likely(stock->nr_bytes >= nr_bytes)) {
+	if (likely(stock->cached_objcg == objcg) && likely(stock->nr_bytes >= nr_bytes)) {
 		WRITE_ONCE(stock->nr_bytes, stock->nr_bytes - nr_bytes);
 		return true;
 	}
 	return false;
 }
 
-/* Give nr_bytes of objcg back to this CPU's stock (a page's worth at most). */
+/*
+ * obj_stock_caches - does stock cache objcg?  For a fast path that then
+ * takes the bytes itself: objcg may be NULL (no active group), which
+ * matches a stock that caches nothing; such a stock holds 0 bytes
+ * (drain_obj_stock, memcg_no_stock), so the check that the stock pays for
+ * the object turns it away without a test of its own.
+ */
+static __always_inline bool obj_stock_caches(const struct obj_stock *stock,
+					     const struct obj_cgroup *objcg)
+{
+	return likely(READ_ONCE(stock->cached_objcg) == objcg);
+}
+
+/* Give nr_bytes of objcg (not NULL) back to this CPU's stock (a page's
+ * worth at most). */
 static __always_inline void obj_cgroup_uncharge(struct obj_cgroup *objcg, unsigned int nr_bytes)
 {
 	struct obj_stock *stock = this_obj_stock;
 
-	if (likely(stock) && likely(stock->cached_objcg == objcg) &&
-	    likely(stock->nr_bytes + nr_bytes <= PAGE_SIZE)) {
+	if (likely(stock->cached_objcg == objcg) &&
+	    likely(stock->nr_bytes + nr_bytes <= MEMCG_STOCK_MAX)) {
 		WRITE_ONCE(stock->nr_bytes, stock->nr_bytes + nr_bytes);
 		return;
 	}
@@ -226,54 +278,75 @@ static inline void memcg_slab_cancel_charge(struct kmem_cache *s, struct obj_cgr
 		obj_cgroup_uncharge_slow(objcg, objects * obj_full_size(s));
 }
 
-/*
- * memcg_slab_free_hook - uncharge object x (an object start of slab, already
- * validated) to the objcg it was charged to, whichever thread frees it.
- * Costs one test of slab->memcg_data when the slab has no vector.
- */
-static __always_inline void memcg_slab_free_hook(struct kmem_cache *s, struct slab *slab, void *x)
+/* The slot of object x in its slab's vector; NULL if the slab has none.
+ * For a fast path that has no slab at hand (SLAB's array pop). */
+static __always_inline struct obj_cgroup **memcg_obj_slot(const void *x)
 {
-	struct slab_objcgs *v = slab_objcgs(slab);
-	struct obj_cgroup **slot, *objcg;
+	struct slab_objcgs *v = slab_objcgs(folio_slab(virt_to_folio(x)));
 
-	if (likely(!v))
-		return;
-	slot = &v->objcgs[slab_objcgs_index(v, x)];
-	objcg = READ_ONCE(*slot);
-	if (!objcg)
-		return;		/* allocated without a charge */
-	WRITE_ONCE(*slot, NULL);
-	obj_cgroup_uncharge(objcg, obj_full_size(s));
+	return likely(v) ? &v->objcgs[slab_objcgs_index(v, x)] : NULL;
 }
 
 /*
- * memcg_slab_free_fast - memcg_slab_free_hook for a free fast path that
- * must not call out (the caller holds per-CPU state it read before) and
- * knows the object's index idx in slab: true when the object needed no
- * uncharge or was uncharged into this CPU's stock; false, with nothing
- * done, sends the free to the slow path and its full hook.
+ * memcg_slot_uncharge_fast - uncharge the object whose slot is slot into
+ * this CPU's stock, if it was charged: true when done (or nothing to do);
+ * false, with nothing done, when the stock cannot take the bytes.
  */
-static __always_inline bool memcg_slab_free_fast(struct kmem_cache *s, struct slab *slab,
-						 unsigned int idx)
+static __always_inline bool memcg_slot_uncharge_fast(const struct kmem_cache *s,
+						     struct obj_cgroup **slot)
+{
+	struct obj_cgroup *objcg = READ_ONCE(*slot);
+	struct obj_stock *stock;
+	unsigned int nr_bytes;
+
+	if (!objcg)
+		return true;	/* allocated without a charge */
+	stock = this_obj_stock;
+	if (unlikely(!obj_stock_caches(stock, objcg)))
+		return false;
+	nr_bytes = stock->nr_bytes + obj_full_size(s);
+	if (unlikely(nr_bytes > MEMCG_STOCK_MAX))
+		return false;
+	WRITE_ONCE(*slot, NULL);
+	WRITE_ONCE(stock->nr_bytes, nr_bytes);
+	return true;
+}
+
+/* Has slab a vector?  The one test of an unaccounted free fast path. */
+static __always_inline bool slab_has_objcgs(const struct slab *slab)
+{
+	return unlikely(READ_ONCE(slab->memcg_data) != 0);
+}
+
+/*
+ * memcg_slab_free_fast - the uncharge of a free fast path, which must not
+ * call out (the caller holds per-CPU state it read before): true when
+ * object x of slab needed no uncharge or was uncharged into this CPU's
+ * stock; false, with nothing done, sends the free to the slow path and its
+ * full hook.  why the vector's own index and not the caller's: the
+ * unaccounted free then keeps no register for the accounted one.
+ */
+static __always_inline bool memcg_slab_free_fast(const struct kmem_cache *s,
+						 const struct slab *slab, const void *x)
 {
 	struct slab_objcgs *v = slab_objcgs(slab);
-	struct obj_cgroup **slot, *objcg;
-	struct obj_stock *stock;
-	unsigned int size;
 
 	if (likely(!v))
 		return true;
-	slot = &v->objcgs[idx];
-	objcg = READ_ONCE(*slot);
-	if (!objcg)
-		return true;
-	stock = this_obj_stock;
-	size = obj_full_size(s);
-	if (unlikely(!stock) || stock->cached_objcg != objcg || stock->nr_bytes + size > PAGE_SIZE)
-		return false;
-	WRITE_ONCE(*slot, NULL);
-	WRITE_ONCE(stock->nr_bytes, stock->nr_bytes + size);
-	return true;
+	return memcg_slot_uncharge_fast(s, &v->objcgs[slab_objcgs_index(v, x)]);
+}
+
+/*
+ * memcg_slab_free_hook - uncharge object x (an object start of slab, already
+ * validated) to the objcg it was charged to, whichever thread frees it.
+ * Costs one test of slab->memcg_data when the slab has no vector, and no
+ * call when this CPU's stock takes the bytes.
+ */
+void __memcg_slab_free_hook(const struct kmem_cache *s, const struct slab *slab, const void *x);
+static __always_inline void memcg_slab_free_hook(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	if (unlikely(!memcg_slab_free_fast(s, slab, x)))
+		__memcg_slab_free_hook(s, slab, x);
 }
 
 /* A slab goes back to the pages: free its vector (every slot is NULL). */

@@ -1088,7 +1088,7 @@ static void put_html_file(FILE *f, const struct picture *pic)
  * A PNG of the map alone, PNG_CELL pixels per page, with the summary in an
  * iTXt chunk "uslab-summary".  No zlib: the image data is one zlib stream
  * of stored (uncompressed) deflate blocks, so the file is about 3 bytes
- * per pixel -- 400 KiB for a 128 MiB section.
+ * per pixel -- 400 KiB per 128 MiB of arena.
  */
 struct png_out {
 	FILE *f;			/* the file */

@@ -26,6 +26,9 @@ struct memmap_layout {
 	unsigned int section_shift;	/* log2 of the section size in bytes */
 	unsigned int max_order;		/* buddy orders 0 .. max_order-1 */
 	unsigned long *section_flags;	/* per section: SECTION_* bits */
+	unsigned long valid_pfn_end;	/* pfns below have initialised struct pages
+					 * (release store, memmap_lock; sections
+					 * come online in address order) */
 };
 extern struct memmap_layout memmap;
 
@@ -73,12 +76,12 @@ static inline void *page_address(const struct page *page)
 	return pfn_to_virt(page_to_pfn(page));
 }
 
-/* Is pfn inside the arena and in a section whose struct pages exist? */
+/* Is pfn inside the arena and in a section whose struct pages exist?  One
+ * compare: the sections with HAS_MEM_MAP are exactly those below
+ * valid_pfn_end (memmap.c §6). */
 static inline bool pfn_valid(unsigned long pfn)
 {
-	if (pfn >= memmap.max_pfn)
-		return false;
-	return READ_ONCE(memmap.section_flags[pfn_to_section_nr(pfn)]) & SECTION_HAS_MEM_MAP;
+	return pfn < smp_load_acquire(&memmap.valid_pfn_end);
 }
 
 /* Constant time: is addr an arena address whose struct page may be read? */

@@ -1532,7 +1532,10 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
  *     slab_alloc             pop this CPU's array                 [fast]
  *       slab_alloc_memcg     __GFP_ACCOUNT or SLAB_ACCOUNT: charge the
- *                            memory cgroup, pop, record (memcontrol.h)
+ *                            memory cgroup, pop, record (memcontrol.h);
+ *                            without a call if the stock pays and the
+ *                            object's slab has its vector, else
+ *         slab_alloc_memcg_slow  charge, allocate, record by calls
  *       cache_alloc_slow     reap_tick; no CPU array yet, stale or empty
  *         cpu_array_refresh  (re)size this CPU's array to the tunables
  *         cache_alloc_refill shared array -> partial -> free slabs -> grow
@@ -1607,8 +1610,10 @@ static __always_inline void *slab_alloc_fast(struct kmem_cache *s, gfp_t flags,
 	return objp;
 }
 
-/* An allocation charged to the thread's memory cgroup (memcontrol.h). */
-static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsigned long caller)
+/* An allocation charged to the thread's memory cgroup (memcontrol.h), in
+ * its general form: whatever slab_alloc_memcg cannot do without a call. */
+static noinline void *slab_alloc_memcg_slow(struct kmem_cache *s, gfp_t flags,
+					    unsigned long caller)
 {
 	struct obj_cgroup *objcg;
 	void *objp;
@@ -1618,6 +1623,44 @@ static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsign
 	objp = slab_alloc_fast(s, flags, caller);
 	memcg_slab_post_alloc_one(s, objcg, flags, objp);
 	return objp;
+}
+
+/*
+ * The accounted fast path: the thread has a group whose stock on this CPU
+ * pays for the object, the array has one, and the object's slab has its
+ * vector; no debug hooks, no statistics.  Then the object is popped as
+ * slab_alloc_fast pops it and recorded in the vector.  No atomic, no call,
+ * and no register to save (caller goes only to the slow form).
+ */
+static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsigned long caller)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_cache);
+	struct obj_stock *stock = this_obj_stock;
+	struct obj_cgroup **slot;
+	struct array_cache *ac;
+	unsigned int avail;
+	void *objp;
+
+	if (unlikely(!c) || unlikely(!obj_stock_caches(stock, active_objcg)))
+		goto slow;
+	ac = c->ac;
+	if (unlikely(!ac) || unlikely(!ac->avail) || unlikely(s->flags & CFLGS_DEBUG_HOOKS) ||
+	    unlikely(slab_stats))
+		goto slow;
+	objp = ac->entry[ac->avail - 1];
+	slot = memcg_obj_slot(objp);
+	avail = stock->nr_bytes;
+	if (unlikely(!slot) || unlikely(avail < obj_full_size(s)))
+		goto slow;
+	ac->touched = 1;
+	ac->avail--;
+	WRITE_ONCE(stock->nr_bytes, avail - obj_full_size(s));
+	WRITE_ONCE(*slot, READ_ONCE(stock->cached_objcg));
+	if (unlikely(flags & __GFP_ZERO))
+		memset(objp, 0, READ_ONCE(s->object_size));
+	return objp;
+slow:
+	return slab_alloc_memcg_slow(s, flags, caller);
 }
 
 static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t flags, unsigned long caller)
@@ -1724,6 +1767,47 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t flags, int nodeid)
 }
 EXPORT_SYMBOL(kmem_cache_alloc_node);
 
+/* A red zone cache's object asked for at size bytes: after __GFP_ZERO's
+ * memset, its redzone 2 moves to size (slab_debug.c §8). */
+static noinline void *slab_alloc_orig_slow(struct kmem_cache *s, gfp_t flags, int nodeid,
+					   unsigned long caller, size_t size)
+{
+	void *objp = slab_alloc_node(s, flags, nodeid, caller);
+
+	if (objp && (s->flags & SLAB_RED_ZONE))
+		slab_debug_kmalloc(s, objp, size);
+	return objp;
+}
+
+/*
+ * slab_alloc_node() of an object asked for at size bytes (kmalloc, the
+ * malloc drop-in).  why one mask: SLAB_RED_ZONE joins the SLAB_ACCOUNT test
+ * of memcg_slab_wants_charge() in one test of the flags word, so debug off
+ * costs these paths nothing.
+ */
+static __always_inline void *slab_alloc_node_orig(struct kmem_cache *s, gfp_t flags, int nodeid,
+						  unsigned long caller, size_t size)
+{
+	if (likely(nodeid == NUMA_NO_NODE || nodeid == numa_mem_id()) &&
+	    likely(!(s->flags & (SLAB_ACCOUNT | SLAB_RED_ZONE))) && likely(!(flags & __GFP_ACCOUNT)))
+		return slab_alloc_fast(s, flags, caller);
+	/* why: an accounted kmalloc goes straight to the accounted fast path,
+	 * without a frame of slab_alloc_orig_slow's */
+	if (likely(!(s->flags & SLAB_RED_ZONE)))
+		return slab_alloc_node(s, flags, nodeid, caller);
+	return slab_alloc_orig_slow(s, flags, nodeid, slab_caller(caller), size);
+}
+
+void *kmem_cache_alloc_orig(struct kmem_cache *s, gfp_t flags, size_t size)
+{
+	return slab_alloc_node_orig(s, flags, NUMA_NO_NODE, 0, size);
+}
+
+void *kmem_cache_alloc_node_orig(struct kmem_cache *s, gfp_t flags, int node, size_t size)
+{
+	return slab_alloc_node_orig(s, flags, node, 0, size);
+}
+
 void kmem_cache_free(struct kmem_cache *s, void *objp)
 {
 	struct kmem_cache *t;
@@ -1805,7 +1889,7 @@ static __always_inline void *do_kmalloc_node(size_t size, gfp_t flags, int node,
 	/* why memcheck here: it joins the one rare-case branch */
 	if (unlikely(ZERO_OR_NULL_PTR(s) || memcheck_active()))
 		return kmalloc_slow(s, size, flags, node, slab_caller(caller));
-	return slab_alloc_node(s, flags, node, caller);
+	return slab_alloc_node_orig(s, flags, node, caller, size);
 }
 
 void *__kmalloc(size_t size, gfp_t flags)
@@ -1849,6 +1933,9 @@ size_t __ksize(const void *objp)
 	slab = virt_to_slab(objp);
 	if (unlikely(!slab))
 		free_invalid_pointer("ksize", objp, "not a slab object or large kmalloc");
+	/* why: all of ksize may be used from now on (slab_debug.c §8) */
+	if (unlikely(slab->slab_cache->flags & SLAB_RED_ZONE))
+		kmalloc_set_orig_size(objp, READ_ONCE(slab->slab_cache->object_size));
 	return READ_ONCE(slab->slab_cache->object_size);
 }
 

@@ -78,12 +78,14 @@
  * silently drops the rest (SLOB has no debug flags, for instance).
  */
 #define SLAB_CORE_FLAGS	(SLAB_HWCACHE_ALIGN | SLAB_CACHE_DMA | SLAB_CACHE_DMA32 | \
-			 SLAB_PANIC | SLAB_TYPESAFE_BY_RCU | SLAB_DEBUG_OBJECTS | SLAB_KMALLOC)
+			 SLAB_PANIC | SLAB_TYPESAFE_BY_RCU | SLAB_DEBUG_OBJECTS)
 /*
- * SLAB_KMALLOC (Linux 6.2's flag, internal: uslab.h names none): the kmalloc
- * caches, and the malloc drop-in's size classes.  Their objects are asked
- * for at any size up to object_size; with red zones the bytes past the size
- * asked for are red zone too (the kmalloc red zone, docs/debugging.md).
+ * SLAB_KMALLOC (Linux 6.2's flag): the kmalloc caches, and the caches of
+ * kmem_cache_create_kmalloc() (the malloc drop-in's size classes).  Their
+ * objects are asked for at any size up to object_size; with red zones the
+ * bytes past the size asked for are red zone too (the kmalloc red zone,
+ * docs/debugging.md).  Internal: kmem_cache_create() refuses it, as 5.17
+ * refuses the unused bit 0x1000.
  */
 #define SLAB_KMALLOC	0x00001000U
 #ifndef SLAB_DEBUG_FLAGS
@@ -367,6 +369,16 @@ void *krealloc(const void *p, size_t new_size, gfp_t flags);
  * place, the malloc drop-in's realloc): with the kmalloc red zone, its red
  * zone starts there.  SLUB and SLAB define it; elsewhere a weak no-op. */
 void kmalloc_set_orig_size(const void *object, size_t size);
+/* kmem_cache_alloc() of an object of a SLAB_KMALLOC cache asked for at size
+ * bytes (<= its object size; the malloc drop-in's size classes): the same
+ * fast path, and with the kmalloc red zone the red zone starts at size.
+ * SLUB and SLAB define it; elsewhere a weak kmem_cache_alloc(). */
+void *kmem_cache_alloc_orig(struct kmem_cache *s, gfp_t flags, size_t size);
+/* The same on a node (kmalloc_index_alloc: kmalloc of a constant size). */
+void *kmem_cache_alloc_node_orig(struct kmem_cache *s, gfp_t flags, int node, size_t size);
+/* kmem_cache_create() of a SLAB_KMALLOC cache, for kmem_cache_alloc_orig(). */
+struct kmem_cache *kmem_cache_create_kmalloc(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags);
 void kfree_sensitive(const void *p);
 void kfree_bulk(size_t nr, void **p);
 size_t ksize(const void *p);

@@ -448,9 +448,10 @@ static struct kmem_cache *kmem_cache_create_locked(const char *name, unsigned in
 	return s;
 }
 
-struct kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned int size,
-		unsigned int align, slab_flags_t flags, unsigned int useroffset,
-		unsigned int usersize, void (*ctor)(void *))
+/* kmem_cache_create_usercopy() plus internal flags, added after the checks. */
+static struct kmem_cache *kmem_cache_create_flags(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags, slab_flags_t internal,
+		unsigned int useroffset, unsigned int usersize, void (*ctor)(void *))
 {
 	struct kmem_cache *s = NULL;
 	int err;
@@ -463,7 +464,8 @@ struct kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned int siz
 		rcu_prepare();
 	if (!err) {
 		mutex_lock(&slab_mutex);
-		s = kmem_cache_create_locked(name, size, align, flags & CACHE_CREATE_MASK,
+		s = kmem_cache_create_locked(name, size, align,
+					     (flags & CACHE_CREATE_MASK) | internal,
 					     useroffset, usersize, ctor, &err);
 		mutex_unlock(&slab_mutex);
 	}
@@ -476,7 +478,20 @@ struct kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned int siz
 		  "kmem_cache_create(%s) failed with error %d\n", name ? name : "(null)", err);
 	return NULL;
 }
+
+struct kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags, unsigned int useroffset,
+		unsigned int usersize, void (*ctor)(void *))
+{
+	return kmem_cache_create_flags(name, size, align, flags, 0, useroffset, usersize, ctor);
+}
 EXPORT_SYMBOL(kmem_cache_create_usercopy);
+
+struct kmem_cache *kmem_cache_create_kmalloc(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags)
+{
+	return kmem_cache_create_flags(name, size, align, flags, SLAB_KMALLOC, 0, 0, NULL);
+}
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 		unsigned int align, slab_flags_t flags, void (*ctor)(void *))
@@ -607,7 +622,9 @@ struct kmem_cache *create_kmalloc_cache(const char *name, unsigned int size,
 
 	if (!s)
 		slab_panic("Out of memory when creating slab %s\n", name);
-	create_boot_cache(s, name, size, flags, useroffset, usersize);
+	/* why SLAB_KMALLOC: each object records the size asked for, so that a
+	 * red zone can start there (docs/debugging.md, kmalloc red zone) */
+	create_boot_cache(s, name, size, flags | SLAB_KMALLOC, useroffset, usersize);
 	list_add(&s->list, &slab_caches);
 	s->refcount = 1;
 	return s;
@@ -756,7 +773,7 @@ void *kmalloc_index_alloc(unsigned int index, size_t size, gfp_t flags, int node
 	/* why memcheck: __kmalloc_node sizes the block to the request (memcheck.h §2) */
 	if (unlikely(!s || memcheck_active()))
 		return __kmalloc_node(size, flags, node);
-	return kmem_cache_alloc_node(s, flags, node);
+	return kmem_cache_alloc_node_orig(s, flags, node, size);
 }
 EXPORT_SYMBOL(kmalloc_index_alloc);
 
@@ -899,8 +916,10 @@ void *krealloc(const void *p, size_t new_size, gfp_t flags)
 	if (unlikely(memcheck_active()))
 		return krealloc_memcheck(p, new_size, flags);
 	ks = ksize(p);
-	if (ks >= new_size)
+	if (ks >= new_size) {
+		kmalloc_set_orig_size(p, new_size);	/* the kmalloc red zone moves */
 		return (void *)p;	/* still fits: contents untouched */
+	}
 	ret = __kmalloc(new_size, flags);
 	if (ret && ks) {
 		memcpy(ret, p, ks);
@@ -909,6 +928,26 @@ void *krealloc(const void *p, size_t new_size, gfp_t flags)
 	return ret;
 }
 EXPORT_SYMBOL(krealloc);
+
+/* SLOB records no requested size; SLUB and SLAB define their own (slab.h). */
+__attribute__((weak)) void kmalloc_set_orig_size(const void *object, size_t size)
+{
+	(void)object;
+	(void)size;
+}
+
+__attribute__((weak)) void *kmem_cache_alloc_orig(struct kmem_cache *s, gfp_t flags, size_t size)
+{
+	(void)size;
+	return kmem_cache_alloc(s, flags);
+}
+
+__attribute__((weak)) void *kmem_cache_alloc_node_orig(struct kmem_cache *s, gfp_t flags,
+							int node, size_t size)
+{
+	(void)size;
+	return kmem_cache_alloc_node(s, flags, node);
+}
 
 void kfree_sensitive(const void *p)
 {

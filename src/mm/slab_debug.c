@@ -82,19 +82,35 @@
  *    pages go back.  No free object holds metadata then: slab.c asks
  *    slab_debug_objfreelist_ok() before keeping a freelist in an object.
  *
+ * 8. The kmalloc red zone (SLUB's of Linux 6.2, which SLAB never had)
+ *    A SLAB_KMALLOC cache with red zones keeps, in a word before the user
+ *    word, the size each allocated object was asked for (orig); redzone 2
+ *    of an allocated object then sits at object + orig, right after the
+ *    last byte its user owns, as it does for any cache at object_size, so
+ *    that kmalloc(13) from kmalloc-32 catches a write to byte 13 when the
+ *    object is freed ("memory outside object was overwritten", with a
+ *    "kmalloc Redzone:" line).  The bytes from orig + 8 to object_size are
+ *    not checked, as the alignment padding of any cache is not.
+ *      who                         orig becomes
+ *      alloc, a new slab, a free   object_size (redzone 2 where it always is)
+ *      kmalloc(n), kmem_cache_alloc_orig(n)   n (slab_debug_kmalloc)
+ *      ksize()                     object_size: all of it may be used
+ *      krealloc within the slot    the new size
+ *    An allocated object belongs to its caller, so none of this takes a
+ *    lock.  Memcheck mode never uses it: the tool sees the bytes past the
+ *    request itself.
+ *
  * This file belongs to the SLAB build only: the build compiles every source
  * file for every allocator, so its body sits in one #if.
  */
-#define _GNU_SOURCE	/* dladdr1 */
 #include "slab.h"
 
 #if CONFIG_SLAB
-#include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include "memcheck.h"
 #include "slab_debug.h"
+#include "track.h"
 
 #define BYTES_PER_WORD		sizeof(void *)
 #define RZ_BYTES		((unsigned int)sizeof(unsigned long long))
@@ -125,6 +141,45 @@ static void **dbg_userword(const struct kmem_cache *s, const void *slot)
 	return (void **)((char *)slot + s->size - BYTES_PER_WORD);
 }
 
+/* Does s keep the size each object was asked for (§8)? */
+static bool kmalloc_redzone(const struct kmem_cache *s)
+{
+	return (s->flags & (SLAB_RED_ZONE | SLAB_KMALLOC)) == (SLAB_RED_ZONE | SLAB_KMALLOC) &&
+	       !memcheck_active();
+}
+
+/* The word holding orig (§8): right before the user word, or last. */
+static unsigned int *dbg_origword(const struct kmem_cache *s, const void *slot)
+{
+	unsigned int words = (s->flags & SLAB_STORE_USER) ? 2 : 1;
+
+	return (unsigned int *)((char *)slot + s->size - words * BYTES_PER_WORD);
+}
+
+/* The bytes an allocated object's user owns: redzone 2 starts there.
+ * why the clamp: a damaged word must not send the check outside the slot */
+static unsigned int obj_orig_size(const struct kmem_cache *s, const void *slot)
+{
+	if (!kmalloc_redzone(s))
+		return s->object_size;
+	return min(*dbg_origword(s, slot), s->object_size);
+}
+
+/* Redzone 2 of the object as it is now: at orig while allocated (§8). */
+static void *dbg_redzone2_now(const struct kmem_cache *s, const void *slot)
+{
+	return slot_obj(s, slot) + obj_orig_size(s, slot);
+}
+
+/* orig of a kmalloc red zone cache's object becomes size (<= object_size). */
+static void set_orig_size(const struct kmem_cache *s, void *slot, unsigned int size)
+{
+	unsigned long long v = RED_ACTIVE;
+
+	memcpy(slot_obj(s, slot) + size, &v, sizeof(v));
+	*dbg_origword(s, slot) = size;
+}
+
 static unsigned long long redzone_get(const void *rz)
 {
 	unsigned long long v;
@@ -150,6 +205,8 @@ static unsigned int debug_slot_end(struct kmem_cache *s, slab_flags_t flags)
 		s->obj_offset = max(s->align, RZ_BYTES);
 		end = s->obj_offset + s->object_size + RZ_BYTES;
 	}
+	if ((flags & (SLAB_RED_ZONE | SLAB_KMALLOC)) == (SLAB_RED_ZONE | SLAB_KMALLOC))
+		end = ALIGN(end, (unsigned int)BYTES_PER_WORD) + (unsigned int)BYTES_PER_WORD;
 	if (flags & SLAB_STORE_USER)
 		end = ALIGN(end, (unsigned int)BYTES_PER_WORD) + (unsigned int)BYTES_PER_WORD;
 	return ALIGN(end, (unsigned int)BYTES_PER_WORD);
@@ -209,36 +266,6 @@ bool slab_debug_objfreelist_ok(slab_flags_t flags)
 
 /* ======================= report pieces ======================= */
 
-static const char *module_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path ? path : "?";
-}
-
-/* "sym+0xoff/0xsize" (the kernel's %pSR), "module+0xoff" or "0x..." of addr. */
-static const char *symbolize(char *buf, size_t len, unsigned long addr)
-{
-	const ElfW(Sym) *sym = NULL;
-	void *extra = NULL;
-	Dl_info info;
-
-	/* why addr - 1: a return address may lie past the end of its caller */
-	if (addr && dladdr1((void *)(addr - 1), &info, &extra, RTLD_DL_SYMENT)) {
-		sym = extra;
-		if (info.dli_sname)
-			snprintf(buf, len, "%s+0x%lx/0x%lx", info.dli_sname,
-				 addr - (unsigned long)info.dli_saddr,
-				 sym ? (unsigned long)sym->st_size : 0UL);
-		else
-			snprintf(buf, len, "%s+0x%lx", module_name(info.dli_fname),
-				 addr - (unsigned long)info.dli_fbase);
-		return buf;
-	}
-	snprintf(buf, len, "0x%lx", addr);
-	return buf;
-}
-
 /* One hex line of an object, as the kernel's dump_line (print_hex_dump with
  * 16 bytes a row and their characters). */
 static void dump_line(const unsigned char *data, unsigned int offset, unsigned int limit)
@@ -286,9 +313,9 @@ static void print_objinfo(const struct kmem_cache *s, const void *slot, unsigned
 
 	if (s->flags & SLAB_RED_ZONE)
 		slab_printk("Redzone: 0x%llx/0x%llx\n", redzone_get(dbg_redzone1(s, slot)),
-			    redzone_get(dbg_redzone2(s, slot)));
+			    redzone_get(dbg_redzone2_now(s, slot)));
 	if (s->flags & SLAB_STORE_USER)
-		slab_printk("Last user: (%s)\n", symbolize(sym, sizeof(sym),
+		slab_printk("Last user: (%s)\n", sprint_backtrace(sym, sizeof(sym),
 			    (unsigned long)*dbg_userword(s, slot)));
 	/* why not under memcheck: the bytes of a free neighbour are no-access */
 	if (!memcheck_active())
@@ -438,6 +465,8 @@ void *cache_alloc_debugcheck_after(struct kmem_cache *s, gfp_t flags, void *slot
 		check_redzones_alloc(s, slot);
 		redzone_set(s, slot, RED_ACTIVE);
 	}
+	if (kmalloc_redzone(s))
+		*dbg_origword(s, slot) = s->object_size;
 	/* why "zeroed" with a ctor: constructed contents are defined */
 	if (memcheck_active())
 		memcheck_alloc(obj, READ_ONCE(s->object_size), s->ctor != NULL);
@@ -454,7 +483,8 @@ void *cache_alloc_debugcheck_after(struct kmem_cache *s, gfp_t flags, void *slot
 static bool verify_redzone_free(struct kmem_cache *s, void *slot)
 {
 	unsigned long long rz1 = redzone_get(dbg_redzone1(s, slot));
-	unsigned long long rz2 = redzone_get(dbg_redzone2(s, slot));
+	unsigned long long rz2 = redzone_get(dbg_redzone2_now(s, slot));
+	unsigned int orig = obj_orig_size(s, slot);
 	bool twice;
 
 	if (likely(rz1 == RED_ACTIVE && rz2 == RED_ACTIVE))
@@ -464,6 +494,9 @@ static bool verify_redzone_free(struct kmem_cache *s, void *slot)
 		    twice ? "double free detected" : "memory outside object was overwritten");
 	slab_printk("0x%lx: redzone 1:0x%llx, redzone 2:0x%llx\n",
 		    (unsigned long)slot_obj(s, slot), rz1, rz2);
+	if (orig < s->object_size)
+		slab_printk("kmalloc Redzone: %u of %u bytes asked for: redzone 2 at 0x%lx\n",
+			    orig, s->object_size, (unsigned long)slot_obj(s, slot) + orig);
 	print_objinfo(s, slot, 0);
 	slab_error_done();
 	debug_fix(s, twice ? "Dropping the second free" : "Restoring redzones",
@@ -480,6 +513,9 @@ void *cache_free_debugcheck(struct kmem_cache *s, void *obj, unsigned long calle
 			return NULL;
 		redzone_set(s, slot, RED_INACTIVE);
 	}
+	/* why: a second free must find redzone 2 where a free object has it */
+	if (kmalloc_redzone(s))
+		*dbg_origword(s, slot) = s->object_size;
 	if (s->flags & SLAB_STORE_USER)
 		*dbg_userword(s, slot) = (void *)caller;
 	/* why: a kmalloc block may be smaller than its slot; the poison fills it all */
@@ -490,6 +526,40 @@ void *cache_free_debugcheck(struct kmem_cache *s, void *obj, unsigned long calle
 	if (memcheck_active())
 		memcheck_free(obj, READ_ONCE(s->object_size));
 	return slot;
+}
+
+/* ======================= the kmalloc red zone (§8) ======================= */
+
+void slab_debug_kmalloc(struct kmem_cache *s, void *obj, size_t size)
+{
+	if (kmalloc_redzone(s))
+		set_orig_size(s, (char *)obj - s->obj_offset,
+			      (unsigned int)min(size, (size_t)s->object_size));
+}
+
+/*
+ * ksize() and krealloc() (slab.h): obj, any pointer the program holds, is
+ * used for size bytes now.  Only an allocated object (redzone 1 active) of
+ * a cache with the kmalloc red zone is touched; the callers check the rest.
+ */
+void kmalloc_set_orig_size(const void *obj, size_t size)
+{
+	struct slab *slab = virt_to_slab(obj);
+	struct kmem_cache *s;
+	unsigned long off;
+	void *slot;
+
+	if (!slab)
+		return;
+	s = slab->slab_cache;
+	if (!kmalloc_redzone(s))
+		return;
+	slot = (char *)obj - s->obj_offset;
+	off = (unsigned long)((char *)slot - (char *)slab->s_mem);
+	if (off >= (unsigned long)s->num * s->size || off % s->size ||
+	    redzone_get(dbg_redzone1(s, slot)) != RED_ACTIVE)
+		return;
+	set_orig_size(s, slot, (unsigned int)min(size, (size_t)s->object_size));
 }
 
 /* ======================= slabs ======================= */
@@ -516,6 +586,8 @@ void cache_init_obj_debug(struct kmem_cache *s, void *slot)
 {
 	if (s->flags & SLAB_STORE_USER)
 		*dbg_userword(s, slot) = NULL;
+	if (kmalloc_redzone(s))
+		*dbg_origword(s, slot) = s->object_size;
 	if (s->flags & SLAB_RED_ZONE)
 		redzone_set(s, slot, RED_INACTIVE);
 	/* with poison the constructor runs at every allocation instead */

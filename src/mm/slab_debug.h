@@ -7,13 +7,16 @@
  *
  * Object slot of a debug cache (s->size bytes; "word" = 8 bytes):
  *
- *   | pad | redzone 1 | object (object_size) | redzone 2 | pad | user |
+ *   | pad | redzone 1 | object (object_size) | redzone 2 | pad | orig | user |
  *   0           obj_offset - 8  obj_offset                         size - 8
  *
  *   redzone 1   SLAB_RED_ZONE: a word right before the object
  *   redzone 2   SLAB_RED_ZONE: a word right after the last byte the user
  *               owns (unaligned when object_size is not a multiple of 8),
- *               so that even a one-byte overflow lands in it
+ *               so that even a one-byte overflow lands in it; for an
+ *               allocated object of a SLAB_KMALLOC cache, right after the
+ *               bytes it was asked for (orig), inside the object
+ *   orig        SLAB_RED_ZONE with SLAB_KMALLOC: the size asked for (a word)
  *   user        SLAB_STORE_USER: the last caller (allocation or free)
  *   pad         alignment: obj_offset = max(8, align) with red zones
  *
@@ -66,6 +69,12 @@ void *cache_alloc_debugcheck_after(struct kmem_cache *s, gfp_t flags, void *slot
 /* obj comes back: checks, marks, returns its slot, or NULL if the free must
  * not happen (a double free, under slab_error=repair). */
 void *cache_free_debugcheck(struct kmem_cache *s, void *obj, unsigned long caller);
+
+/* ---- the kmalloc red zone (slab_debug.c §8) ---- */
+
+/* obj, just allocated from s by kmalloc or kmem_cache_alloc_orig, was asked
+ * for at size bytes: its redzone 2 moves there (a red zone cache only). */
+void slab_debug_kmalloc(struct kmem_cache *s, void *obj, size_t size);
 
 /* ---- freelists ---- */
 

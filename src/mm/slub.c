@@ -102,11 +102,12 @@
  *    that heads the freelist (a naive double free) is reported and aborts
  *    (always, even under slab_error=repair).  Decoded pointers are checked
  *    before they are handed out: the alloc fast path takes the head of
- *    c->freelist only if it is an object of the cpu slab (the free path's
- *    range and exact-division test, which also stands in for the NULL
- *    test), and every slow path that follows a chain (slab_pop_locked,
- *    deactivate's count, the debug path) checks each link; a bad one is
- *    reported ("Freepointer corrupt") and the list cut there.  Frees check
+ *    c->freelist only if it lies among the cpu slab's objects (a range
+ *    test, which also stands in for the NULL test; why not the exact one:
+ *    cpu_freelist_object_ok), and every slow path that follows a chain
+ *    (slab_pop_locked, deactivate's count, the debug path) checks each
+ *    link exactly; a bad one is reported ("Freepointer corrupt") and the
+ *    list cut there.  Frees check
  *    that the pointer is an object start of a slab of the cache (an
  *    exact-division test, three instructions on the fast path).  New slabs
  *    get their freelist in a per-cache random order from a random start
@@ -135,6 +136,27 @@
  *    on no list); nr_slabs changes under list_lock with the lists, so that
  *    kmem_cache_validate() can compare them.  calculate_sizes reserves the
  *    room; setup_slab_debug/setup_object_debug fill new slabs' patterns.
+ *
+ * 10. The cpu sheaf (after Linux 6.18's per-CPU sheaves; 5.17 has none).
+ *    A free that is not of the cpu slab would cost a cmpxchg_double on
+ *    the object's slab (__slab_free), one per object, and a server that
+ *    frees objects of many slabs pays it on nearly every free.  Instead
+ *    such an object, once checked (object_slab_checked) and uncharged,
+ *    goes into c->sheaf, an array only the owner touches: no lock, no
+ *    atomic.  The slow path of allocation takes the sheaf's newest object
+ *    before it looks at any slab; a full sheaf gives its older half back
+ *    to the slabs, each slab's objects as one chain (one cmpxchg per slab,
+ *    or none for the cpu slab).  Objects in a sheaf count as in use in
+ *    their slabs, as objects on c->freelist do; __flush_cpu_slab gives the
+ *    sheaf back first (shrink, thread exit, destroy).  Its capacity is per
+ *    cache (s->sheaf_capacity: SLUB_SHEAF_MAX objects, fewer for big ones,
+ *    slub_sheaf=0 turns it off); debug-path caches have none.  The sheaf
+ *    stores no free pointer in the objects, so a write after free to one
+ *    corrupts nothing.  Double frees: pushing the sheaf's top again is
+ *    reported at once (the kernel's naive check); an object in the sheaf
+ *    twice is reported when it is given back (sheaf_flush) unless the first
+ *    copy was handed out before: then, as a double free onto a freelist
+ *    that is not the head, it goes unseen without debug options.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -162,12 +184,35 @@ struct kmem_cache_cpu {
 	void *freelist;			/* free objects of the cpu slab (owner only, no lock) */
 	unsigned long slab_start;	/* first object of the cpu slab; 0 if none (owner) */
 	unsigned long slab_objects;	/* objects in the cpu slab; 0 if none (owner) */
+	unsigned long slab_span;	/* bytes from slab_start past the last object; 0 if none (owner) */
 	struct slab *slab;		/* the cpu slab (frozen) or NULL (owner; changed under lock) */
+	struct obj_cgroup **objcgs;	/* the cpu slab's vector slots (memcontrol.h) for the
+					 * accounted fast paths, or NULL: none when installed
+					 * or when the accounted alloc slow path last looked.
+					 * Never another slab's.  NULL may be stale (another
+					 * thread may attach a vector to an object it took
+					 * before): the alloc then takes the slow path, which
+					 * looks again, and the free, which tests
+					 * slab->memcg_data, finds the vector there (owner) */
 	struct slab *partial;		/* chain of frozen partial slabs (lock; owner peeks racily) */
 	bool flush_request;		/* kmem_cache_shrink wants the cpu slab back (atomic) */
 	spinlock_t lock;		/* the slow path's lock: partial, changes of slab */
+	unsigned int sheaf_nr;		/* objects in sheaf (owner; others READ_ONCE) */
+	void *sheaf[SLUB_SHEAF_MAX];	/* objects this CPU freed, not of its cpu slab,
+					 * still in use for their slabs (owner; §10) */
 	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* CONFIG_SLUB_STATS counts (owner) */
 };
+
+static void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int nr);
+
+/* The newest object of c's sheaf (not empty; owner). */
+static inline void *sheaf_pop(struct kmem_cache_cpu *c)
+{
+	unsigned int nr = c->sheaf_nr - 1;
+
+	WRITE_ONCE(c->sheaf_nr, nr);
+	return c->sheaf[nr];
+}
 
 /* ======================= small helpers ======================= */
 
@@ -273,8 +318,9 @@ static struct slab *object_slab_checked(const struct kmem_cache *s, const void *
 		return NULL;
 	}
 	off = (unsigned long)x - (unsigned long)slab_objects_start(t, slab);
-	if (unlikely(off >= (unsigned long)slab_counters(slab).objects * t->size ||
-		     obj_offset_index(t, off) > t->size_limit)) {
+	/* why one compare: the exact-division index of a non-multiple of
+	 * t->size (or of a negative off) is above any object count */
+	if (unlikely(obj_offset_index(t, off) >= slab_counters(slab).objects)) {
 		free_bad_object(t, slab, x);
 		return NULL;
 	}
@@ -288,8 +334,7 @@ static bool object_in_slab(const struct kmem_cache *s, const struct slab *slab, 
 {
 	unsigned long off = (unsigned long)p - (unsigned long)slab_objects_start(s, slab);
 
-	return off < (unsigned long)slab_counters(slab).objects * s->size &&
-	       obj_offset_index(s, off) <= s->size_limit;
+	return obj_offset_index(s, off) < slab_counters(slab).objects;
 }
 
 /*
@@ -694,7 +739,9 @@ static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *
 {
 	WRITE_ONCE(c->slab_start, (unsigned long)slab_objects_start(s, slab));
 	WRITE_ONCE(c->slab_objects, slab_counters(slab).objects);
+	WRITE_ONCE(c->slab_span, (unsigned long)slab_counters(slab).objects * s->size);
 	WRITE_ONCE(c->slab, slab);
+	WRITE_ONCE(c->objcgs, slab_objcgs_slots(slab));
 	WRITE_ONCE(c->freelist, freelist);
 }
 
@@ -702,7 +749,9 @@ static void cpu_slab_clear(struct kmem_cache_cpu *c)
 {
 	WRITE_ONCE(c->slab_start, 0);
 	WRITE_ONCE(c->slab_objects, 0);	/* no address is an object of no slab */
+	WRITE_ONCE(c->slab_span, 0);
 	WRITE_ONCE(c->slab, NULL);
+	WRITE_ONCE(c->objcgs, NULL);
 	WRITE_ONCE(c->freelist, NULL);
 }
 
@@ -851,6 +900,8 @@ static void flush_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 static void __flush_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	WRITE_ONCE(c->flush_request, false);
+	/* why first: its objects may go to c's cpu slab or partial chain */
+	sheaf_flush(s, c, c->sheaf_nr);
 	flush_slab(s, c);
 	unfreeze_partials_cpu(s, c);
 }
@@ -872,7 +923,7 @@ void flush_all(struct kmem_cache *s)
 			continue;
 		}
 		unfreeze_partials_cpu(s, c);
-		if (READ_ONCE(c->slab))
+		if (READ_ONCE(c->slab) || READ_ONCE(c->sheaf_nr))
 			WRITE_ONCE(c->flush_request, true);
 	}
 }
@@ -1017,6 +1068,8 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	stat(s, ALLOC_SLOWPATH);
 	if (unlikely(READ_ONCE(c->flush_request)))
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
+	if (c->sheaf_nr)
+		return sheaf_pop(c);
 	for (;;) {
 		if (c->slab) {
 			spin_lock(&c->lock);
@@ -1206,6 +1259,86 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 	slab_free_listed(s, n, slab, prior, new, cpu_partial);
 }
 
+/* ======================= the cpu sheaf (§10) ======================= */
+
+/* x was freed while it was in this CPU's sheaf: report and abort. */
+static noinline __cold __noreturn void sheaf_double_free(const struct kmem_cache *s, void *x)
+{
+	struct slab *slab = virt_to_slab(x);
+
+	slab_bug(s, "Object already free: double free of 0x%lx (it is in this CPU's sheaf)",
+		 (unsigned long)x);
+	if (slab) {
+		print_slab_info(slab);
+		print_object_line(s, slab, x);
+	}
+	slab_abort("sheaf");
+}
+
+/* Is x one of the n objects of chain[]?  Then it was freed twice. */
+static void sheaf_check_repeat(const struct kmem_cache *s, void *const *chain, unsigned int n,
+			       void *x)
+{
+	while (n--)
+		if (unlikely(chain[n] == x))
+			sheaf_double_free(s, x);
+}
+
+/* Give back the oldest nr objects of c's sheaf: each slab's objects as one
+ * chain, onto c->freelist if it is the cpu slab, else by __slab_free.  By
+ * the owner, or by anyone when the owner is gone or the cache unused.  An
+ * object in the sheaf twice (freed twice) is reported before it is linked:
+ * linked twice, it would make its slab's count of objects in use too low. */
+static void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int nr)
+{
+	struct slab *slabs[SLUB_SHEAF_MAX];
+	void *chain[SLUB_SHEAF_MAX];
+	unsigned int i, j, cnt, left = c->sheaf_nr - nr;
+	void *head, *tail;
+
+	for (i = 0; i < nr; i++)
+		slabs[i] = virt_to_slab(c->sheaf[i]);
+	for (i = 0; i < nr; i++) {
+		if (!slabs[i])
+			continue;	/* taken into an earlier chain */
+		head = tail = chain[0] = c->sheaf[i];
+		cnt = 1;
+		for (j = i + 1; j < nr; j++) {
+			if (slabs[j] != slabs[i])
+				continue;
+			sheaf_check_repeat(s, chain, cnt, c->sheaf[j]);
+			set_freepointer(s, c->sheaf[j], head);
+			head = chain[cnt++] = c->sheaf[j];
+			slabs[j] = NULL;
+		}
+		if (slabs[i] == c->slab) {
+			set_freepointer(s, tail, c->freelist);
+			WRITE_ONCE(c->freelist, head);
+		} else {
+			__slab_free(s, c, slabs[i], head, tail, cnt);
+		}
+	}
+	memmove(c->sheaf, c->sheaf + nr, left * sizeof(c->sheaf[0]));
+	WRITE_ONCE(c->sheaf_nr, left);
+}
+
+/* Keep x (an object of s, checked, not of the cpu slab) in c's sheaf; a
+ * full sheaf first gives back its older half.  x on top of the sheaf is the
+ * naive double free (reported); deeper repeats are found by sheaf_flush. */
+static void sheaf_push(struct kmem_cache *s, struct kmem_cache_cpu *c, void *x)
+{
+	unsigned int nr = c->sheaf_nr;
+
+	if (nr && unlikely(c->sheaf[nr - 1] == x))
+		sheaf_double_free(s, x);
+	if (unlikely(nr >= s->sheaf_capacity)) {
+		sheaf_flush(s, c, (nr + 1) / 2);
+		nr = c->sheaf_nr;
+	}
+	c->sheaf[nr] = x;
+	WRITE_ONCE(c->sheaf_nr, nr + 1);
+}
+
 /* Free head..tail of slab from this thread: onto c->freelist if it is the
  * cpu slab, else onto the slab (__slab_free). */
 static void do_slab_free(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
@@ -1217,6 +1350,10 @@ static void do_slab_free(struct kmem_cache *s, struct slab *slab, void *head, vo
 		set_freepointer(s, tail, c->freelist);
 		WRITE_ONCE(c->freelist, head);
 		stat(s, FREE_FASTPATH);
+		return;
+	}
+	if (likely(c) && cnt == 1 && s->sheaf_capacity && likely(!READ_ONCE(c->flush_request))) {
+		sheaf_push(s, c, head);
 		return;
 	}
 	__slab_free(s, c, slab, head, tail, cnt);
@@ -1249,14 +1386,17 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
  *     slab_alloc_node        pop c->freelist                     [fast]
  *       slab_alloc_node_memcg  __GFP_ACCOUNT or SLAB_ACCOUNT: charge the
- *                            memory cgroup, pop, record (memcontrol.h)
+ *                            memory cgroup, pop, record (memcontrol.h);
+ *                            without a call if the stock pays and the cpu
+ *                            slab's vector is at hand (c->objcgs), else
+ *         slab_alloc_node_memcg_slow  charge, allocate, record by calls
  *       __slab_alloc         no CPU yet, the cpu freelist empty (or its
  *         slab_alloc_one     head corrupt), or a debug-path cache:
  *           slab_alloc_debug debug, failslab, memcheck (slub_debug.c)
  *           ___slab_alloc    remote frees (get_freelist) -> partial chain
  *                            -> get_partial_node -> new_slab
  *           slab_alloc_nocpu thread without a CPU id: under list_lock
- *   kmem_cache_free / kfree
+ *   kmem_cache_free / kfree / kmem_cache_free_keep_errno (malloc's free)
  *     slab_free              push onto c->freelist if x is in the cpu slab [fast]
  *                            (a charged x: uncharged into the CPU's stock)
  *       slab_free_slow       validate x (object_slab_checked), then
@@ -1267,12 +1407,13 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
  *   kmem_cache_free_bulk -> build_detached_freelist -> do_slab_free
  *
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
- * head and check it is an object of the cpu slab (hardened: subtract,
- * the exact-division multiply, rotate, one compare with the slab's object
- * count; else a NULL test), decode its free pointer (load, two XORs,
- * bswap), one store, a test of the gfp flags.  free: find c, the same
- * object test, a compare with the freelist head (naive double free),
- * encode, two stores.  No lock, no atomic read-modify-write, no call.
+ * head and check it lies in the cpu slab (hardened: subtract, one compare
+ * with the slab's span; else a NULL test), decode its free pointer (load,
+ * two XORs, bswap), one store, a test of the gfp flags.  free: find c,
+ * check x is an object start of the cpu slab (subtract, the exact-division
+ * multiply, rotate, one compare with the slab's object count), a compare
+ * with the freelist head (naive double free), encode, two stores.  No
+ * lock, no atomic read-modify-write, no call.
  * Debug-path caches never have a cpu slab, so they fail that test on
  * either path.  Memory cgroups add one test to each: __GFP_ACCOUNT or
  * SLAB_ACCOUNT (s->flags, in the line the alloc reads), and the cpu slab's
@@ -1300,17 +1441,32 @@ static __always_inline bool cpu_slab_has_object(const struct kmem_cache *s,
 	       READ_ONCE(c->slab_objects);
 }
 
-/* May the fast path hand out object, the head of c->freelist?  Hardened
- * (§7): only an object of the cpu slab, so that a corrupted free pointer
- * is caught before its value is handed out; that one test also rejects
- * NULL and "no cpu slab". */
-static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache *s,
-						   const struct kmem_cache_cpu *c,
+/*
+ * May the fast path hand out object, the head of c->freelist?  Hardened
+ * (§7): only an address inside the cpu slab's objects, so that a corrupted
+ * free pointer is caught before its value is handed out; that one test
+ * also rejects NULL and "no cpu slab" (span 0).  why a range and not the
+ * free path's exact test: every link was an object start when it was
+ * stored (frees are checked exactly, new slabs are built so), so only a
+ * write after free changes one, and without the cache's key such a write
+ * decodes to a random address, outside the slab but for a chance of about
+ * span / 2^64.  A writer who knows the key can aim at a live object's
+ * start, which no test of the link can tell from a free one: an exact
+ * test would buy nothing against it, for four more instructions.
+ */
+static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache_cpu *c,
 						   const void *object)
 {
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return object != NULL;
-	return cpu_slab_has_object(s, c, object);
+	return (unsigned long)object - READ_ONCE(c->slab_start) < READ_ONCE(c->slab_span);
+}
+
+/* __GFP_ZERO.  why out of line: the fast paths then make tail calls only,
+ * and need no stack frame (the frame pointer is set up on slow paths). */
+static noinline void *slab_zero_object(const struct kmem_cache *s, void *object)
+{
+	return memset(object, 0, READ_ONCE(s->object_size));
 }
 
 static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gfpflags,
@@ -1322,17 +1478,18 @@ static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gf
 	if (unlikely(!c))
 		return __slab_alloc(s, gfpflags, node, addr);	/* thread not attached yet */
 	object = READ_ONCE(c->freelist);
-	if (unlikely(!cpu_freelist_object_ok(s, c, object)))
+	if (unlikely(!cpu_freelist_object_ok(c, object)))
 		return __slab_alloc(s, gfpflags, node, addr);
 	WRITE_ONCE(c->freelist, get_freepointer(s, object));
 	if (unlikely(gfpflags & __GFP_ZERO))
-		memset(object, 0, READ_ONCE(s->object_size));
+		return slab_zero_object(s, object);
 	return object;
 }
 
-/* An allocation charged to the thread's memory cgroup (memcontrol.h). */
-static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags, int node,
-					    unsigned long addr)
+/* An allocation charged to the thread's memory cgroup (memcontrol.h), in
+ * its general form: whatever slab_alloc_node_memcg cannot do inline. */
+static noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+						 unsigned long addr)
 {
 	struct kmem_cache_cpu *c;
 	struct obj_cgroup *objcg;
@@ -1352,6 +1509,8 @@ static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags
 		if (likely(idx < c->slab_objects)) {
 			memcg_slab_post_alloc_idx(s, objcg, gfpflags, c->slab, (unsigned int)idx,
 						  object);
+			/* why: the vector may be new; the fast path finds it here */
+			WRITE_ONCE(c->objcgs, slab_objcgs_slots(c->slab));
 			return object;
 		}
 	}
@@ -1359,34 +1518,106 @@ static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags
 	return object;
 }
 
+/*
+ * The accounted fast path: the thread has a group, its CPU's stock pays
+ * for the object, and the cpu slab has its vector; then the object is
+ * popped as slab_alloc_node_fast pops it and recorded in the slab's vector
+ * at the index the pop's check computed.  No atomic, and no register to
+ * save: node is NUMA_NO_NODE (slab_alloc_node sends the others to the
+ * slow form), and the objcg is read back from the stock that matched it.
+ */
+static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags,
+					    unsigned long addr)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	struct obj_cgroup **slot;
+	struct obj_stock *stock;
+	unsigned long idx;
+	unsigned int avail;
+	void *object;
+
+	if (unlikely(!c))
+		goto slow;
+	stock = this_obj_stock;
+	if (unlikely(!obj_stock_caches(stock, active_objcg)))
+		goto slow;
+	object = READ_ONCE(c->freelist);
+	idx = cpu_slab_index(s, c, object);
+	/* why this test hardened or not: it also gives the index */
+	if (unlikely(idx >= READ_ONCE(c->slab_objects)))
+		goto slow;
+	slot = READ_ONCE(c->objcgs);
+	if (unlikely(!slot))
+		goto slow;	/* no vector yet, or not seen yet */
+	slot += idx;
+	avail = stock->nr_bytes;
+	if (unlikely(avail < obj_full_size(s)))
+		goto slow;
+	WRITE_ONCE(stock->nr_bytes, avail - obj_full_size(s));
+	WRITE_ONCE(c->freelist, get_freepointer(s, object));
+	WRITE_ONCE(*slot, READ_ONCE(stock->cached_objcg));
+	if (unlikely(gfpflags & __GFP_ZERO))
+		return slab_zero_object(s, object);
+	return object;
+slow:
+	return slab_alloc_node_memcg_slow(s, gfpflags, NUMA_NO_NODE, addr);
+}
+
 static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 					     unsigned long addr)
 {
-	if (memcg_slab_wants_charge(s, gfpflags))	/* __GFP_ACCOUNT or SLAB_ACCOUNT */
-		return slab_alloc_node_memcg(s, gfpflags, node, addr);
+	if (memcg_slab_wants_charge(s, gfpflags)) {	/* __GFP_ACCOUNT or SLAB_ACCOUNT */
+		if (node != NUMA_NO_NODE)	/* a constant in most callers */
+			return slab_alloc_node_memcg_slow(s, gfpflags, node, addr);
+		return slab_alloc_node_memcg(s, gfpflags, addr);
+	}
 	return slab_alloc_node_fast(s, gfpflags, node, addr);
 }
 
-static __always_inline void slab_free(struct kmem_cache *s, void *x, const char *fn,
-				      unsigned long addr)
+/*
+ * The free fast path's uncharge when the cpu slab has a vector: by the
+ * slots cached in c and the index of x in the cpu slab, two loads from c's
+ * line, not the chain of dependent loads through the slab's memcg_data
+ * and vector header (the longest chain of the accounted pair); by the
+ * vector itself if c has not seen it (memcontrol.h).  The unaccounted
+ * free computes nothing of this.
+ */
+static __always_inline bool slab_free_memcg(const struct kmem_cache *s,
+					    const struct kmem_cache_cpu *c, const void *x)
+{
+	struct obj_cgroup **slots = READ_ONCE(c->objcgs);
+
+	if (unlikely(!slots))
+		return memcg_slab_free_fast(s, c->slab, x);
+	return memcg_slot_uncharge_fast(s, slots + cpu_slab_index(s, c, x));
+}
+
+/* The free fast path: push x onto c->freelist; false, with nothing done,
+ * if x needs slab_free_slow. */
+static __always_inline bool slab_free_fast(struct kmem_cache *s, void *x)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	void *head;
 
 	if (unlikely(!c))
-		goto slow;
+		return false;
 	if (unlikely(!cpu_slab_has_object(s, c, x)))
-		goto slow;
+		return false;
 	head = READ_ONCE(c->freelist);
 	if (unlikely(x == head))
-		goto slow;		/* reported there: naive double free */
-	if (unlikely(!memcg_slab_free_fast(s, c->slab, (unsigned int)cpu_slab_index(s, c, x))))
-		goto slow;		/* an uncharge the stock cannot take */
+		return false;		/* reported there: naive double free */
+	if (slab_has_objcgs(c->slab) && unlikely(!slab_free_memcg(s, c, x)))
+		return false;		/* an uncharge the stock cannot take */
 	set_freepointer(s, x, head);
 	WRITE_ONCE(c->freelist, x);
-	return;
-slow:
-	slab_free_slow(s, x, fn, addr);
+	return true;
+}
+
+static __always_inline void slab_free(struct kmem_cache *s, void *x, const char *fn,
+				      unsigned long addr)
+{
+	if (unlikely(!slab_free_fast(s, x)))
+		slab_free_slow(s, x, fn, addr);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
@@ -1407,7 +1638,82 @@ void kmem_cache_free(struct kmem_cache *s, void *x)
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
+/* kmem_cache_free's slow path, keeping errno (it may reach the OS). */
+static noinline void slab_free_slow_keep_errno(struct kmem_cache *s, void *x,
+					       unsigned long addr)
+{
+	int err = errno;
+
+	slab_free_slow(s, x, "free", addr);
+	errno = err;
+}
+
+/*
+ * For the malloc drop-in (src/malloc/), whose free() must keep errno:
+ * kmem_cache_free, with errno saved only when the slow path runs, so that
+ * the fast path stays free of the C library's __errno_location.  Not
+ * exported.
+ */
+void kmem_cache_free_keep_errno(struct kmem_cache *s, void *x)
+{
+	if (unlikely(!slab_free_fast(s, x)))
+		slab_free_slow_keep_errno(s, x, _RET_IP_);
+}
+
 /* ======================= kmalloc ======================= */
+
+/*
+ * The kmalloc red zone (slub_debug.c §8).  Such a cache takes the debug
+ * path, which hands the object out with orig_size = object_size; the size
+ * asked for then moves the red zone's start, before the caller sees the
+ * object.  __GFP_ZERO zeroes only the bytes asked for: the rest is red zone.
+ * Also reached for SLAB_ACCOUNT or __GFP_ACCOUNT (slab_alloc_orig).
+ */
+static noinline void *slab_alloc_orig_slow(struct kmem_cache *s, gfp_t flags, int node,
+					   unsigned long addr, size_t orig_size)
+{
+	void *object;
+
+	if (!slub_debug_orig_size(s))
+		return slab_alloc_node(s, flags, node, addr);
+	object = slab_alloc_node(s, flags & ~__GFP_ZERO, node, addr);
+	if (unlikely(!object))
+		return NULL;
+	slab_set_orig_size(s, object, (unsigned int)orig_size);
+	if (flags & __GFP_ZERO)
+		memset(object, 0, orig_size);
+	return object;
+}
+
+/*
+ * slab_alloc_node() of an object asked for at orig_size bytes.  Budget:
+ * that of slab_alloc_node; why one mask: SLAB_RED_ZONE joins the
+ * SLAB_ACCOUNT test of memcg_slab_wants_charge() in one test of the flags
+ * word, so debug off costs nothing.
+ */
+static __always_inline void *slab_alloc_orig(struct kmem_cache *s, gfp_t flags, int node,
+					     unsigned long addr, size_t orig_size)
+{
+	if (unlikely(s->flags & (SLAB_ACCOUNT | SLAB_RED_ZONE)) ||
+	    unlikely(flags & __GFP_ACCOUNT)) {
+		/* why: an accounted kmalloc goes straight to the accounted
+		 * fast path, without a frame of slab_alloc_orig_slow's */
+		if (likely(!slub_debug_orig_size(s)))
+			return slab_alloc_node(s, flags, node, addr);
+		return slab_alloc_orig_slow(s, flags, node, addr, orig_size);
+	}
+	return slab_alloc_node_fast(s, flags, node, addr);
+}
+
+void *kmem_cache_alloc_orig(struct kmem_cache *s, gfp_t flags, size_t size)
+{
+	return slab_alloc_orig(s, flags, NUMA_NO_NODE, _RET_IP_, size);
+}
+
+void *kmem_cache_alloc_node_orig(struct kmem_cache *s, gfp_t flags, int node, size_t size)
+{
+	return slab_alloc_orig(s, flags, node, _RET_IP_, size);
+}
 
 /*
  * memcheck (memcheck.h §2): the slot handed out becomes a block of the size
@@ -1438,7 +1744,7 @@ static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned 
 		return s;
 	if (unlikely(memcheck_active()))
 		return kmalloc_memcheck(s, size, flags, node, addr);
-	return slab_alloc_node(s, flags, node, addr);
+	return slab_alloc_orig(s, flags, node, addr, size);
 }
 
 /* why inline lookup: __kmalloc is then one function, no call on the fast path */
@@ -1454,7 +1760,7 @@ static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int n
 	/* why memcheck here: it joins the one slow-path branch (memcheck.h §2) */
 	if (unlikely(!s || memcheck_active()))
 		return kmalloc_slow(size, flags, node, addr);
-	return slab_alloc_node(s, flags, node, addr);
+	return slab_alloc_orig(s, flags, node, addr, size);
 }
 
 void *__kmalloc(size_t size, gfp_t flags)
@@ -1516,6 +1822,7 @@ static inline unsigned int slab_ksize(const struct kmem_cache *s)
 
 size_t __ksize(const void *object)
 {
+	struct kmem_cache *s;
 	struct folio *folio;
 
 	if (unlikely(ZERO_OR_NULL_PTR(object)))
@@ -1532,7 +1839,12 @@ size_t __ksize(const void *object)
 		}
 		return folio_size(folio);
 	}
-	return slab_ksize(folio_slab(folio)->slab_cache);
+	s = folio_slab(folio)->slab_cache;
+	/* why: all of ksize may be used from now on, so the kmalloc red zone
+	 * ends with the object (Linux 6.2's skip_orig_size_check) */
+	if (unlikely(slub_debug_orig_size(s)))
+		kmalloc_set_orig_size(object, s->object_size);
+	return slab_ksize(s);
 }
 
 /* ======================= bulk ======================= */
@@ -1548,7 +1860,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size, void *
 		return 0;
 	for (i = 0; i < size; i++) {
 		object = c ? c->freelist : NULL;
-		if (likely(c && cpu_freelist_object_ok(s, c, object))) {
+		if (likely(c && cpu_freelist_object_ok(c, object))) {
 			WRITE_ONCE(c->freelist, get_freepointer(s, object));
 			p[i] = object;
 			continue;

@@ -92,6 +92,20 @@ static int setup_slub_min_objects(const char *val)
 }
 __setup("slub_min_objects=", setup_slub_min_objects);
 
+static unsigned int slub_sheaf = SLUB_SHEAF_MAX;		/* slub_sheaf= */
+
+/* slub_sheaf=N: at most N objects in each CPU's sheaf (slub.c §10); 0: none */
+static int setup_slub_sheaf(const char *val)
+{
+	unsigned long v;
+
+	if (kstrtoul_opt(val, &v) || v > SLUB_SHEAF_MAX)
+		return -1;
+	slub_sheaf = (unsigned int)v;
+	return 0;
+}
+__setup("slub_sheaf=", setup_slub_sheaf);
+
 /* ---- exact division by s->size (the kernel's reciprocal_size) ---- */
 
 /* size = odd << shift: keep the odd part's inverse mod 2^64 and the limit. */
@@ -185,7 +199,8 @@ static bool freeptr_outside_object(const struct kmem_cache *s)
 	       memcheck_active();
 }
 
-/* Object layout: [red_left_pad][object][red zone][free pointer][tracks][pad] */
+/* Object layout: [red_left_pad][object][red zone][free pointer][tracks]
+ * [requested size: SLAB_KMALLOC with red zones][pad] */
 static unsigned int layout_object(struct kmem_cache *s)
 {
 	slab_flags_t flags = s->flags;
@@ -207,6 +222,8 @@ static unsigned int layout_object(struct kmem_cache *s)
 	}
 	if (flags & SLAB_STORE_USER)
 		size += 2 * sizeof(struct track);
+	if (slub_debug_orig_size(s))
+		size += sizeof(unsigned int);	/* the size asked for (slub_debug.c §8) */
 	s->red_left_pad = 0;
 	if (flags & SLAB_RED_ZONE) {
 		size += sizeof(void *);
@@ -261,6 +278,15 @@ static void set_cpu_partial(struct kmem_cache *s)
 		nr_objects = 120;
 	s->cpu_partial = nr_objects;
 	s->cpu_partial_slabs = DIV_ROUND_UP(nr_objects * 2, oo_objects(s->oo));
+}
+
+/* A CPU's sheaf: slub_sheaf objects, at most SLUB_SHEAF_BYTES of them (at
+ * least two, so that giving back half leaves room); none on the debug path. */
+static void set_sheaf_capacity(struct kmem_cache *s)
+{
+	unsigned int n = min(slub_sheaf, max(SLUB_SHEAF_BYTES / s->size, 2U));
+
+	s->sheaf_capacity = kmem_cache_has_cpu_partial(s) ? n : 0;
 }
 
 /* ======================= freelist randomisation ======================= */
@@ -394,6 +420,7 @@ static int kmem_cache_open(struct kmem_cache *s, slab_flags_t flags)
 		s->flags |= __CMPXCHG_DOUBLE;
 	set_min_partial(s, ilog2(s->size) / 2);
 	set_cpu_partial(s);
+	set_sheaf_capacity(s);
 	if (slab_state >= UP && init_cache_random_seq(s))
 		goto error;
 	if (!init_kmem_cache_nodes(s))

@@ -19,6 +19,7 @@
  * 2. Object layout (calculate_sizes in slub_cache.c), one slot of s->size:
  *      [left red zone: red_left_pad][object: object_size][right red zone
  *       up to inuse][free pointer, if outside][alloc track][free track]
+ *      [requested size: 4 bytes, kmalloc red zone only (§8)]
  *      [padding up to size]
  *    The user's pointer is the object's start.  The free pointer sits
  *    outside the object for P, a ctor, SLAB_TYPESAFE_BY_RCU and memcheck,
@@ -61,6 +62,25 @@
  *    object's body (object_open) only around its own accesses, so Valgrind
  *    or ASan report a program's read past an object or after a free.  A
  *    slab given back is made undefined (accessible) for the page allocator.
+ *
+ * 8. The kmalloc red zone (Linux 6.2's, slub_debug_orig_size()).  A
+ *    SLAB_KMALLOC cache with red zones keeps, after the tracks, the size
+ *    each allocated object was asked for ("orig_size"); the bytes from
+ *    there to object_size are red zone too (0xcc while allocated), so that
+ *    kmalloc(13) from kmalloc-16 catches a write to byte 13: check_object()
+ *    reports "kmalloc Redzone overwritten" (on free with F, in validate).
+ *      who                   orig_size becomes
+ *      alloc (init_object)   object_size: no kmalloc red zone yet
+ *      kmalloc(n), the malloc drop-in's kmem_cache_alloc_orig(n)
+ *                            n (slab_set_orig_size, before the caller
+ *                            sees the object; __GFP_ZERO zeroes n bytes)
+ *      ksize()               object_size: the caller may use all of it now
+ *                            (the kernel's skip_orig_size_check)
+ *      krealloc within the slot   the new size, its tail red again
+ *    Every change of it and of those bytes happens under n->list_lock, as
+ *    validate reads them under it.  The kernel keeps it only when U is
+ *    on too; here Z is enough.  Memcheck mode leaves it at object_size: the
+ *    tool sees the bytes past the request (memcheck.h §2).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -172,14 +192,39 @@ static inline unsigned int size_from_object(const struct kmem_cache *s)
 	return (s->flags & SLAB_RED_ZONE) ? s->size - s->red_left_pad : s->size;
 }
 
-/* Where the padding starts, from the object's start. */
-static inline unsigned int pad_offset(const struct kmem_cache *s)
+/* Where the requested size is kept (§8), from the object's start. */
+static inline unsigned int orig_size_offset(const struct kmem_cache *s)
 {
 	unsigned int off = get_info_end(s);
 
 	if (s->flags & SLAB_STORE_USER)
 		off += 2 * (unsigned int)sizeof(struct track);
 	return off;
+}
+
+/* Where the padding starts, from the object's start. */
+static inline unsigned int pad_offset(const struct kmem_cache *s)
+{
+	unsigned int off = orig_size_offset(s);
+
+	if (slub_debug_orig_size(s))
+		off += (unsigned int)sizeof(unsigned int);
+	return off;
+}
+
+static inline unsigned int *orig_size_ptr(const struct kmem_cache *s, void *object)
+{
+	return (unsigned int *)((char *)object + orig_size_offset(s));
+}
+
+/* The size an allocated object was asked for; object_size without §8.
+ * why the clamp: a word damaged past the right red zone must not send the
+ * check outside the object (that red zone reports the damage itself) */
+static unsigned int get_orig_size(const struct kmem_cache *s, void *object)
+{
+	if (!slub_debug_orig_size(s))
+		return s->object_size;
+	return min(*orig_size_ptr(s, object), s->object_size);
 }
 
 /* NULL, or the start of an object of slab: what a free pointer may hold. */
@@ -337,6 +382,10 @@ static void init_object(const struct kmem_cache *s, void *object, unsigned char 
 	}
 	if (s->flags & SLAB_RED_ZONE)
 		memset(p + s->object_size, val, s->inuse - s->object_size);
+	/* why here: every object that becomes allocated (handed out, or
+	 * abandoned by slab_abandon_locked) starts with no kmalloc red zone */
+	if (val == SLUB_RED_ACTIVE && slub_debug_orig_size(s))
+		*orig_size_ptr(s, object) = s->object_size;
 }
 
 /* The bytes between the tracks and the next slot must be POISON_INUSE. */
@@ -363,6 +412,22 @@ static bool check_freepointer(const struct kmem_cache *s, const struct slab *sla
 	return false;
 }
 
+/* An allocated object's bytes past the size asked for (§8) must be val. */
+static bool check_kmalloc_redzone(const struct kmem_cache *s, const struct slab *slab,
+				  void *object, unsigned char val)
+{
+	unsigned int orig_size;
+
+	if (val != SLUB_RED_ACTIVE || !slub_debug_orig_size(s))
+		return true;
+	orig_size = get_orig_size(s, object);
+	if (orig_size == s->object_size)
+		return true;
+	return check_bytes_and_report(s, slab, object, "kmalloc Redzone",
+				      (unsigned char *)object + orig_size, val,
+				      s->object_size - orig_size);
+}
+
 /* Is the object intact for its state (val: SLUB_RED_ACTIVE or INACTIVE)? */
 static bool check_object(const struct kmem_cache *s, const struct slab *slab, void *object,
 			 unsigned char val)
@@ -375,6 +440,8 @@ static bool check_object(const struct kmem_cache *s, const struct slab *slab, vo
 			return false;
 		if (!check_bytes_and_report(s, slab, object, "Right Redzone", endobject, val,
 					    s->inuse - s->object_size))
+			return false;
+		if (!check_kmalloc_redzone(s, slab, object, val))
 			return false;
 	} else if ((s->flags & SLAB_POISON) && s->object_size < s->inuse) {
 		check_bytes_and_report(s, slab, p, "Alignment padding", endobject, POISON_INUSE,
@@ -791,6 +858,52 @@ void slab_free_debug(struct kmem_cache *s, struct slab *slab, void *object, unsi
 		dump_stack();
 	if (discard)
 		free_slab(s, slab);
+}
+
+/* ======================= the kmalloc red zone (§8) ======================= */
+
+/* The red zone of object now starts at orig_size (list_lock held: validate
+ * reads both the word and the bytes under it). */
+static void set_orig_size_locked(const struct kmem_cache *s, void *object,
+				 unsigned int orig_size)
+{
+	unsigned char *p = object;
+
+	if (orig_size < s->object_size)
+		memset(p + orig_size, SLUB_RED_ACTIVE, s->object_size - orig_size);
+	*orig_size_ptr(s, object) = orig_size;
+}
+
+void slab_set_orig_size(struct kmem_cache *s, void *object, unsigned int orig_size)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(virt_to_slab(object)));
+
+	if (memcheck_active())
+		return;
+	spin_lock(&n->list_lock);
+	set_orig_size_locked(s, object, min(orig_size, s->object_size));
+	spin_unlock(&n->list_lock);
+}
+
+/*
+ * ksize() and krealloc() (slab.h): object, any pointer the program holds,
+ * is used for size bytes now.  Only an allocated object (ACTIVE left red
+ * zone) of a cache with the kmalloc red zone is touched; anything else is
+ * left to the callers' own checks.
+ */
+void kmalloc_set_orig_size(const void *object, size_t size)
+{
+	struct slab *slab = virt_to_slab(object);
+	const unsigned char *p = object;
+	struct kmem_cache *s;
+
+	if (!slab || memcheck_active())
+		return;
+	s = slab->slab_cache;
+	if (!slub_debug_orig_size(s) || !check_valid_pointer(s, slab, object) ||
+	    p[-(int)s->red_left_pad] != SLUB_RED_ACTIVE)
+		return;
+	slab_set_orig_size(s, (void *)object, (unsigned int)min(size, (size_t)s->object_size));
 }
 
 /* ======================= slab setup and teardown ======================= */

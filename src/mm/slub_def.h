@@ -126,6 +126,7 @@ struct kmem_cache {
 	unsigned long min_partial;	/* empty slabs a node keeps before freeing (constant) */
 	unsigned int cpu_partial;	/* free objects a CPU keeps on partial slabs (constant) */
 	unsigned int cpu_partial_slabs;	/* length of a per-CPU partial chain before draining (constant) */
+	unsigned int sheaf_capacity;	/* objects a CPU's sheaf holds; 0: no sheaf (constant) */
 	struct kmem_cache_order_objects oo;	/* preferred slab order and objects (constant) */
 	struct kmem_cache_order_objects min;	/* smallest order that holds one object (constant) */
 	struct kmem_cache_order_objects max;	/* most objects any slab of s holds (constant) */

@@ -26,6 +26,11 @@
 
 #define nr_node_ids		1	/* nodes with memory: node 0 */
 
+/* Most objects a CPU's sheaf holds (slub.c §10; s->sheaf_capacity). */
+#define SLUB_SHEAF_MAX		32U
+/* Bytes a sheaf may hold in objects: big objects get fewer slots. */
+#define SLUB_SHEAF_BYTES	(32U * 1024)
+
 /* SLUB_STATS event counters (the kernel's names); DEACTIVATE_TO_HEAD/
  * TO_TAIL double as add_partial()'s "where" argument, as in the kernel. */
 enum stat_item {
@@ -62,6 +67,17 @@ static inline bool slab_debug_path(const struct kmem_cache *s)
 {
 	return (CONFIG_SLUB_DEBUG && unlikely(s->flags & (SLAB_DEBUG_FLAGS | SLAB_FAILSLAB))) ||
 	       memcheck_active();
+}
+
+/*
+ * Does s keep each object's requested size after its tracks, and red-zone
+ * the bytes past it (the kmalloc red zone, slub_debug.c §8)?  SLAB_KMALLOC
+ * caches with red zones; such a cache takes the debug path.
+ */
+static inline bool slub_debug_orig_size(const struct kmem_cache *s)
+{
+	return CONFIG_SLUB_DEBUG &&
+	       (s->flags & (SLAB_RED_ZONE | SLAB_KMALLOC)) == (SLAB_RED_ZONE | SLAB_KMALLOC);
 }
 
 static inline bool kmem_cache_has_cpu_partial(const struct kmem_cache *s)
@@ -303,5 +319,9 @@ void *alloc_debug_early(struct kmem_cache *s, struct slab *slab);
 void slot_meta_access(const struct kmem_cache *s, void *object, bool open);
 /* A slab of the debug path goes back: check it (F), memcheck it undefined. */
 void free_slab_debug(const struct kmem_cache *s, struct slab *slab);
+/* object, just allocated from s (slub_debug_orig_size(s)), was asked for at
+ * orig_size bytes: its kmalloc red zone starts there (nothing in memcheck
+ * mode, where the tool sees the bytes past the request). */
+void slab_set_orig_size(struct kmem_cache *s, void *object, unsigned int orig_size);
 
 #endif /* USLAB_MM_SLUB_INTERNAL_H */

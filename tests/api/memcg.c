@@ -363,6 +363,68 @@ START_TEST(gfp_account_on_a_plain_cache_charges_those_objects_only)
 }
 END_TEST
 
+/* The group objects i of alternates_on_one_cache are charged to. */
+static struct mem_cgroup *alternate_group(int i, struct mem_cgroup *g1, struct mem_cgroup *g2)
+{
+	return i % 3 == 0 ? g1 : i % 3 == 1 ? g2 : NULL;
+}
+
+/*
+ * One thread alternates between two groups and none on one SLAB_ACCOUNT
+ * cache, object by object, so that its CPU's stock switches group on
+ * nearly every charge and uncharge and charged and uncharged objects
+ * share slabs (the accounted fast path's stock and vector tests, both
+ * ways); every third allocation is zeroed.  Frees run with yet another
+ * group active.  Usage stays exact for each group throughout.
+ */
+START_TEST(two_groups_and_none_alternate_on_one_cache)
+{
+	struct mem_cgroup *g1 = create_or_fail("memcg_alt1", MEM_CGROUP_NO_LIMIT);
+	struct mem_cgroup *g2 = create_or_fail("memcg_alt2", MEM_CGROUP_NO_LIMIT);
+	struct kmem_cache *s = kmem_cache_create("memcg_alt_cache", 64, 0, SLAB_ACCOUNT, NULL);
+	unsigned long each = 0;
+	void *p[600];
+	int i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < 600; i++) {
+		set_active_memcg(alternate_group(i, g1, g2));
+		if (i % 3 == 2 && i % 5 == 0)
+			mem_cgroup_drain_stocks();	/* a stock that caches nothing */
+		p[i] = kmem_cache_alloc(s, i % 4 ? GFP_KERNEL : GFP_KERNEL | __GFP_ZERO);
+		ck_assert_ptr_nonnull(p[i]);
+		if (i % 4 == 0)
+			ck_assert_int_eq(((unsigned char *)p[i])[63], 0);
+		memset(p[i], 0xa5, 64);		/* dirty it for the next zeroed reuse */
+		if (!each)
+			each = mem_cgroup_usage(g1);
+		if (charges())
+			ck_assert_ptr_eq(mem_cgroup_from_obj(p[i]), alternate_group(i, g1, g2));
+	}
+	if (charges())
+		ck_assert_uint_ge(each, 64 + PTR_SIZE);
+	ck_assert_uint_eq(mem_cgroup_usage(g1), 200 * each);
+	ck_assert_uint_eq(mem_cgroup_usage(g2), 200 * each);
+	set_active_memcg(g2);
+	for (i = 0; i < 600; i += 2)	/* half of each group's, the other group active */
+		kmem_cache_free(s, p[i]);
+	ck_assert_uint_eq(mem_cgroup_usage(g1), 100 * each);
+	ck_assert_uint_eq(mem_cgroup_usage(g2), 100 * each);
+	set_active_memcg(g1);
+	for (i = 599; i >= 1; i -= 2)
+		kmem_cache_free(s, p[i]);
+	ck_assert_uint_eq(mem_cgroup_usage(g1), 0);
+	ck_assert_uint_eq(mem_cgroup_usage(g2), 0);
+	set_active_memcg(NULL);
+	mem_cgroup_drain_stocks();
+	ck_assert_uint_eq(stats_of(g1).charged, 0);
+	ck_assert_uint_eq(stats_of(g2).charged, 0);
+	kmem_cache_destroy(s);
+	ck_assert_int_eq(mem_cgroup_destroy(g1), 0);
+	ck_assert_int_eq(mem_cgroup_destroy(g2), 0);
+}
+END_TEST
+
 START_TEST(bulk_alloc_and_free_balance)
 {
 	struct mem_cgroup *g = create_or_fail("memcg_bulk", MEM_CGROUP_NO_LIMIT);
@@ -684,6 +746,7 @@ static Suite *memcg_suite(void)
 	tcase_add_test(charging, no_active_group_charges_nothing);
 	tcase_add_test(charging, slab_account_cache_charges_without_the_gfp_flag);
 	tcase_add_test(charging, gfp_account_on_a_plain_cache_charges_those_objects_only);
+	tcase_add_test(charging, two_groups_and_none_alternate_on_one_cache);
 	tcase_add_test(charging, bulk_alloc_and_free_balance);
 	tcase_add_test(charging, large_kmalloc_and_krealloc_are_charged);
 	tcase_add_test(charging, a_free_by_another_thread_uncharges_the_group_charged);

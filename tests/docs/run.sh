@@ -26,44 +26,16 @@
 # also appends "N N" (passed, failed) to FILE.  Exit status 0 iff no FAIL.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
+. tests/common/driver.sh
+driver_column=docs
 
-root=build
-totals=""
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--build) root="${2%/}"; shift 2 ;;
-	--totals) totals="$2"; shift 2 ;;
-	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
-	esac
-done
+driver_root_args "$@"
 
 MAKE="${MAKE:-make}"
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/uslab-docs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pages=(man/uslab.3 man/uslab-options.7 man/uslabinfo.1 man/uslabtop.1)
-passed=0
-failed=0
-skipped=0
-
-# check NAME COMMAND...: run COMMAND; PASS, or FAIL with the end of its output.
-check() {
-	local name="$1" log="$tmp/log"
-	shift
-	if "$@" >"$log" 2>&1; then
-		printf 'PASS %-12s %s\n' docs "$name"
-		passed=$((passed + 1))
-	else
-		printf 'FAIL %-12s %s\n' docs "$name"
-		tail -n 25 "$log" | sed 's/^/    | /'
-		failed=$((failed + 1))
-	fi
-}
-
-skip() {
-	printf 'SKIP %-12s %s: %s\n' docs "$1" "$2"
-	skipped=$((skipped + 1))
-}
 
 # A command that must print nothing at all (its warnings) and succeed.
 silent() {
@@ -165,6 +137,5 @@ else
 	skip install "no library under $root/lib (build first)"
 fi
 
-echo "docs: $passed passed, $failed failed, $skipped skipped"
-[ -n "$totals" ] && echo "$passed $failed" >>"$totals"
-[ "$failed" -eq 0 ]
+totals "$totals"
+summary docs

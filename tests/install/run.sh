@@ -22,16 +22,10 @@
 # Ends with "N passed, N failed", or with --totals FILE appends "N N" to FILE.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
+. tests/common/driver.sh
+driver_column=install
 
-root=build
-totals=""
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--build) root="$2"; shift 2 ;;
-	--totals) totals="$2"; shift 2 ;;
-	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
-	esac
-done
+driver_root_args "$@"
 
 MAKE="${MAKE:-make}"
 CC="${CC:-gcc}"
@@ -41,31 +35,12 @@ trap 'rm -rf "$tmp"' EXIT
 dest="$tmp/dest"
 lib="$dest/usr/lib"
 src=tests/install
-passed=0
-failed=0
 
-# check NAME COMMAND...: run COMMAND, print PASS or FAIL with the end of its output.
-check() {
-	local name="$1" log="$tmp/log"
-	shift
-	if "$@" >"$log" 2>&1; then
-		printf 'PASS %-12s %s\n' install "$name"
-		passed=$((passed + 1))
-	else
-		printf 'FAIL %-12s %s\n' install "$name"
-		tail -n 25 "$log" | sed 's/^/    | /'
-		failed=$((failed + 1))
-	fi
-}
-
-finish() {
-	if [ -n "$totals" ]; then
-		echo "$passed $failed" >>"$totals"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ "$failed" -eq 0 ]
-	exit
+# The end: with --totals the counts go to FILE only, else the summary line.
+install_end() {
+	[ -n "$totals" ] || summary
+	totals "$totals"
+	finish
 }
 
 variants=()
@@ -73,9 +48,8 @@ for a in slub slab slob; do
 	[ -f "$root/lib/libuslab-$a.so" ] && [ -f "src/mm/$a.c" ] && variants+=("$a")
 done
 if [ ${#variants[@]} -eq 0 ]; then
-	echo "FAIL install: no library under $root/lib to install (build first)"
-	failed=1
-	finish
+	fail build "no library under $root/lib to install (build first)"
+	install_end
 fi
 
 check make-install "$MAKE" -s --no-print-directory BUILD="$root" ALLOCATORS="${variants[*]}" \
@@ -182,4 +156,4 @@ if [ -f "$lib/libuslab-slub.so" ]; then
 	check cmake cmake_test
 fi
 
-finish
+install_end

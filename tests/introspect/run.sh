@@ -26,36 +26,14 @@
 # failed, N skipped".  Exit status 0 iff nothing failed.
 
 set -u
-if [ $# -lt 2 ]; then
-	echo "usage: $0 BUILD ALLOC [NAME...]" >&2
-	exit 2
-fi
-build=$1 alloc=$2
-shift 2
-names=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-passed=0 failed=0 skipped=0
+. "$root/tests/common/driver.sh"
+driver_variant_args "$@"
 CC=${CC:-gcc}
 TESTS="area slabinfo buddyinfo listing aliases sysfs kernel_slabinfo slabtop uslabtop_once
 	uslabtop_live shrink fork map errors exit validate stats_off stale dropin"
 
-summary() {
-	echo "introspect-$alloc: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
-
-pass() { passed=$((passed + 1)); echo "PASS $1"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP $1: $2"; }
-# fail NAME WHY [LOG]: count it, show the reason and the log's end.
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $1: $2"
-	if [ $# -ge 3 ] && [ -f "$3" ]; then tail -30 "$3" | sed 's/^/    /'; fi
-}
-
-case $alloc in slub|slab|slob) ;; *) echo "ALLOC must be slub, slab or slob" >&2; exit 2 ;; esac
 out=$build/tests/$alloc/introspect
 mkdir -p "$out" "$build/introspect" || exit 2
 out=$(realpath "$out")
@@ -70,23 +48,16 @@ max_order=11	# the memory map's default (the targets set no option)
 for f in "$usi" "$uts" "$lib"; do
 	if [ ! -f "$f" ]; then
 		fail build "$f does not exist (make BUILD=$build ALLOCATORS=$alloc libs tools)"
-		summary
+		summary "introspect-$alloc"
 	fi
 done
-
-selected() {
-	[ ${#names[@]} -eq 0 ] && return 0
-	local n
-	for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done
-	return 1
-}
 
 # ---- the target process ----
 
 if ! $CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -I"$root/include" -o "$out/target" \
 	"$here/target.c" "$lib" -lurcu-bp -pthread >"$out/target.build.log" 2>&1; then
 	fail build "target.c does not build" "$out/target.build.log"
-	summary
+	summary "introspect-$alloc"
 fi
 
 tpid=""
@@ -472,4 +443,4 @@ fi
 for t in validate stats_off stale dropin; do
 	selected "$t" && "t_$t"
 done
-summary
+summary "introspect-$alloc"

@@ -44,6 +44,20 @@ static void *thread_free(void *arg)
 	return NULL;
 }
 
+/*
+ * Free arg, then a block of the same size allocated after it (which goes
+ * onto the free list in front of arg), then arg again: a double free that
+ * the slab allocator's own check of the free list head does not see.
+ */
+static void do_double_free_buried(void *arg)
+{
+	void *q = malloc_p(malloc_usable_size(arg));
+
+	free_p(arg);
+	free_p(q);
+	free_p(arg);
+}
+
 /* Free in one thread, then again in another. */
 static void do_double_free_other_thread(void *arg)
 {
@@ -61,6 +75,30 @@ static void do_double_free_other_thread(void *arg)
 		ck_assert_aborts_with(fn, _a, what);				\
 		ck_assert_aborts_with(fn, _a, ptr_text(_a));			\
 	} while (0)
+
+/*
+ * fn(arg) must abort with a report whose "called from" address lies in
+ * this program (the call in fn), not in the drop-in: its fast paths leave
+ * for the reports by tail calls that keep the caller's return address.
+ */
+static void expect_caller_in_program(void (*fn)(void *), void *arg)
+{
+	char out[16384], how[32];
+	Dl_info caller, self;
+	const char *at;
+	void *addr;
+	int end = run_expect_abort(fn, arg, out, sizeof(out));
+
+	ck_assert_msg(end == SIGABRT, "expected SIGABRT, got %s; stderr:\n%s",
+		      uslab_test_describe_end(end, how, sizeof(how)), out);
+	at = strstr(out, "called from 0x");
+	ck_assert_msg(at != NULL, "report names no caller:\n%s", out);
+	addr = (void *)strtoul(at + strlen("called from "), NULL, 16);
+	ck_assert(dladdr((void *)expect_caller_in_program, &self));
+	ck_assert_msg(dladdr(addr, &caller) && caller.dli_fbase == self.dli_fbase,
+		      "report names %p (in %s), not a place in this program:\n%s", addr,
+		      caller.dli_fname ? caller.dli_fname : "nothing mapped", out);
+}
 
 START_TEST(test_in_force)
 {
@@ -170,12 +208,43 @@ START_TEST(test_double_free_other_thread)
 }
 END_TEST
 
+/* Every class (1 .. 8 KiB by 16-byte steps up to 128, then by a quarter of
+ * a doubling), freed twice with another free in between. */
+START_TEST(test_double_free_buried_every_class)
+{
+	size_t size;
+
+	for (size = 1; size <= 8192; size += size < 128 ? 16 : size / 4) {
+		void *p = malloc_p(size);
+
+		EXPECT(do_double_free_buried, p, "free(): double free");
+		free_p(p);
+	}
+}
+END_TEST
+
 START_TEST(test_double_free_aligned)
 {
 	void *p = memalign(256, 100), *q = memalign(1 << 20, 10);
 
 	EXPECT(do_double_free, p, "double free");
 	EXPECT(do_double_free, q, "double free");
+	free_p(p);
+	free_p(q);
+}
+END_TEST
+
+START_TEST(test_report_names_caller)
+{
+	long local[4] __attribute__((aligned(16)));
+	char *p = malloc_p(64), *q = malloc_p(100000);
+
+	expect_caller_in_program(do_double_free, p);
+	expect_caller_in_program(do_double_free, q);
+	expect_caller_in_program(do_free, local);
+	expect_caller_in_program(do_free, p + 16);
+	expect_caller_in_program(do_realloc_after_free, p);
+	expect_caller_in_program(do_usable, local);
 	free_p(p);
 	free_p(q);
 }
@@ -230,7 +299,9 @@ static Suite *misuse_suite(void)
 	tcase_add_test(tc, test_free_interior_huge);
 	tcase_add_test(tc, test_double_free_every_size);
 	tcase_add_test(tc, test_double_free_other_thread);
+	tcase_add_test(tc, test_double_free_buried_every_class);
 	tcase_add_test(tc, test_double_free_aligned);
+	tcase_add_test(tc, test_report_names_caller);
 	tcase_add_test(tc, test_realloc_bad);
 	tcase_add_test(tc, test_usable_size_bad);
 	tcase_add_test(tc, test_cfree_bad);

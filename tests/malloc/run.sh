@@ -11,59 +11,29 @@
 # library and Check only, built into BUILD/tests/ALLOC/malloc/ and run with
 # LD_PRELOAD of the drop-in, as any unmodified program would be.  oom runs
 # under `ulimit -v 300000`; fork_locked runs again in the allocator's debug
-# mode.  The prog_*.sh scripts run Debian programs under the drop-in;
+# mode, and debug_redzone only in it.  The prog_*.sh scripts run Debian programs under the drop-in;
 # setup.sh first installs those that are missing (as root).
 #
 # Prints one line per test and, last, "malloc-ALLOC: N passed, N failed,
 # N skipped".  Exit status 0 iff nothing failed.
 
 set -u
-if [ $# -lt 2 ]; then
-	echo "usage: $0 BUILD ALLOC [NAME...]" >&2
-	exit 2
-fi
-build=$1 alloc=$2
-shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$root/tests/common/driver.sh"
+driver_variant_args "$@"
 lib=$build/lib/libuslab-malloc-$alloc.so
 out=$build/tests/$alloc/malloc
-passed=0 failed=0 skipped=0
 CC=${CC:-gcc}
 HANG_LIMIT=${HANG_LIMIT:-900}	# seconds: a hang guard, not a time assertion
 
-summary() {
-	echo "malloc-$alloc: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
-
-case $alloc in slub|slab|slob) ;; *) echo "ALLOC must be slub, slab or slob" >&2; exit 2 ;; esac
 if [ ! -f "$lib" ]; then
-	echo "FAIL build: $lib does not exist (make BUILD=$build first)"
-	failed=1
-	summary
+	fail build "$lib does not exist (make BUILD=$build first)"
+	summary "malloc-$alloc"
 fi
 lib=$(realpath "$lib")
 mkdir -p "$out"
 out=$(realpath "$out")
-
-selected() {
-	[ ${#names[@]} -eq 0 ] && return 0
-	local n
-	for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done
-	return 1
-}
-names=("$@")
-
-# record NAME STATUS LOG: count one result, show the log of a failure.
-record() {
-	case $2 in
-	0) passed=$((passed + 1)); echo "PASS $1" ;;
-	77) skipped=$((skipped + 1)); echo "SKIP $1: $(grep -m1 SKIP "$3" | cut -c1-200)" ;;
-	*) failed=$((failed + 1)); echo "FAIL $1 (status $2, log $3):"; tail -30 "$3" | sed 's/^/    /' ;;
-	esac
-}
 
 # ---- build the C tests ----
 defs="-DCONFIG_SLUB=$([ $alloc = slub ] && echo 1 || echo 0)"
@@ -118,6 +88,11 @@ for name in "${ctests[@]}"; do
 			record "$name (USLAB_OPTIONS=$opts)" $status "$log.debug"
 		fi
 		;;
+	debug_redzone)
+		opts=$(debug_opts)
+		USLAB_OPTIONS=$opts LD_PRELOAD=$lib timeout "$HANG_LIMIT" "$out/$name" > "$log" 2>&1
+		record "$name${opts:+ (USLAB_OPTIONS=$opts)}" $? "$log"
+		;;
 	*)
 		LD_PRELOAD=$lib timeout "$HANG_LIMIT" "$out/$name" > "$log" 2>&1
 		record "$name" $? "$log"
@@ -143,4 +118,4 @@ if [ ${#progs[@]} -gt 0 ]; then
 		[ $status = 0 ] && rm -rf "$work"
 	done
 fi
-summary
+summary "malloc-$alloc"

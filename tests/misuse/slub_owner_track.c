@@ -3,8 +3,9 @@
  * slub_owner_track.c - owner tracks (U) name the right code: an object
  * allocated in one function and freed in another, then freed again, gives
  * a report whose "INFO: Allocated in" line names the first function and
- * "INFO: Freed in" the second, each followed by its stack.  The two
- * functions are exported (-rdynamic) so that dladdr() can name them.
+ * "INFO: Freed in" the second, each followed by its stack, which goes on
+ * to the callers (owner_track_outer).  The functions are exported
+ * (-rdynamic) so that dladdr() can name them.
  */
 #include "slub_misuse.h"
 
@@ -14,6 +15,7 @@
 
 void *owner_track_alloc_alpha(struct kmem_cache *s);
 void owner_track_free_beta(struct kmem_cache *s, void *x);
+void *owner_track_outer(struct kmem_cache *s);
 
 static void *volatile sink;	/* keeps the calls from being tail calls */
 
@@ -31,11 +33,20 @@ EXPORTED void owner_track_free_beta(struct kmem_cache *s, void *x)
 	sink = NULL;
 }
 
+/* A caller one frame further out: the track's stack must name it too. */
+EXPORTED void *owner_track_outer(struct kmem_cache *s)
+{
+	void *x = owner_track_alloc_alpha(s);
+
+	sink = x;
+	return x;
+}
+
 static void alloc_free_free(void *arg)
 {
 	const struct misuse_run *run = arg;
 	struct kmem_cache *s = misuse_setup(run);
-	void *x = owner_track_alloc_alpha(s);
+	void *x = owner_track_outer(s);
 
 	owner_track_free_beta(s, x);
 	kmem_cache_free(s, x);
@@ -47,7 +58,8 @@ START_TEST(test_tracks_name_the_owners)
 		"BUG victim (Not tainted): Object already free",
 		"INFO: Allocated in owner_track_alloc_alpha+0x",
 		"INFO: Freed in owner_track_free_beta+0x",
-		" age=", " cpu=", " pid=", "\towner_track_alloc_alpha+0x", NULL
+		" age=", " cpu=", " pid=", "\towner_track_alloc_alpha+0x",
+		"\towner_track_outer+0x", NULL
 	};
 	const struct misuse_run run = { "slub_debug=FU,victim", 0, false };
 
@@ -71,6 +83,9 @@ START_TEST(test_alloc_track_before_free_track)
 	a = strstr(out, "INFO: Allocated in owner_track_alloc_alpha");
 	f = strstr(out, "INFO: Freed in owner_track_free_beta");
 	ck_assert_msg(a && f && a < f, "tracks missing or out of order:\n%s", out);
+	/* the allocation stack goes on past its first frame to the caller */
+	ck_assert_msg(strstr(a, "\towner_track_outer+0x") && strstr(a, "\towner_track_outer+0x") < f,
+		      "the allocation stack stops short of owner_track_outer:\n%s", out);
 }
 END_TEST
 

@@ -58,66 +58,35 @@
 # N skipped".  Exit status 0 iff nothing failed.
 
 set -u
-if [ $# -lt 2 ]; then
-	echo "usage: $0 BUILD ALLOC [NAME...]" >&2
-	exit 2
-fi
-build=$1 alloc=$2
-shift 2
-names=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$root/tests/common/driver.sh"
+driver_variant_args "$@"
 lib=$build/lib/libuslab-$alloc.a
 out=$build/tests/$alloc/tools
-passed=0 failed=0 skipped=0
 CC=${CC:-gcc}
 HANG_LIMIT=${HANG_LIMIT:-300}	# seconds: a hang guard, not a time assertion
 
-summary() {
-	echo "tools-$alloc: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
-
-case $alloc in slub|slab|slob) ;; *) echo "ALLOC must be slub, slab or slob" >&2; exit 2 ;; esac
 if [ ! -f "$lib" ]; then
-	echo "FAIL build: $lib does not exist (make BUILD=$build first)"
-	failed=1
-	summary
+	fail build "$lib does not exist (make BUILD=$build first)"
+	summary "tools-$alloc"
 fi
 if nm "$lib" 2>/dev/null | grep -qE ' U __(asan|tsan)_'; then
-	echo "FAIL build: $lib was built with a sanitizer; give the BUILD of a plain build"
-	failed=1
-	summary
+	fail build "$lib was built with a sanitizer; give the BUILD of a plain build"
+	summary "tools-$alloc"
 fi
 lib=$(realpath "$lib")
 mkdir -p "$out"
 out=$(realpath "$out")
 
-selected() {
-	[ ${#names[@]} -eq 0 ] && return 0
-	local n
-	for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done
-	return 1
-}
-
-# record NAME STATUS LOG: count one result, show the log of a failure.
-record() {
-	case $2 in
-	0) passed=$((passed + 1)); echo "PASS $1" ;;
-	77) skipped=$((skipped + 1)); echo "SKIP $1: $(grep -m1 '^SKIP' "$3" | cut -c6-200)" ;;
-	*) failed=$((failed + 1)); echo "FAIL $1 (status $2, log $3):"; tail -30 "$3" | sed 's/^/    /' ;;
-	esac
-}
-
-# skip LOG WHY: the case cannot run here (status 77).
-skip() {
+# log_skip LOG WHY: the case cannot run here (status 77; record reads WHY).
+log_skip() {
 	echo "SKIP $2" >>"$1"
 	return 77
 }
 
-# fail LOG WHY: what the case found wrong, at the end of its log.
-fail() {
+# log_fail LOG WHY: what the case found wrong, at the end of its log.
+log_fail() {
 	echo "run.sh: $2" >>"$1"
 	return 1
 }
@@ -168,7 +137,7 @@ expect() {
 	local log=$1 p
 	shift
 	for p; do
-		grep -qE -- "$p" "$log" || { fail "$log" "expected /$p/ in the output"; return 1; }
+		grep -qE -- "$p" "$log" || { log_fail "$log" "expected /$p/ in the output"; return 1; }
 	done
 }
 
@@ -184,7 +153,7 @@ stack() {
 # stack_has LOG ERE FUNCTION WHAT: the stack under ERE names FUNCTION.
 stack_has() {
 	stack "$1" "$2" | grep -qE -- ": $3 " && return 0
-	fail "$1" "the $4 stack (under /$2/) does not name $3"
+	log_fail "$1" "the $4 stack (under /$2/) does not name $3"
 }
 
 # ---- valgrind ----
@@ -201,10 +170,10 @@ vg() {
 
 valgrind_clean() {
 	local log=$1 status
-	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { log_skip "$log" "valgrind is not installed"; return; }
 	vg "$log" "$out/clean"
 	status=$?
-	[ "$status" = 0 ] || { fail "$log" "valgrind exited with $status (99: it reported errors)"; return 1; }
+	[ "$status" = 0 ] || { log_fail "$log" "valgrind exited with $status (99: it reported errors)"; return 1; }
 	expect "$log" '^clean: ok' 'ERROR SUMMARY: 0 errors'
 }
 
@@ -214,10 +183,10 @@ valgrind_clean() {
 # and the allocation stacks naming FREE-FN (or "-": no free stack) and ALLOC-FN.
 valgrind_access() {
 	local log=$1 case=$2 kind=$3 size=$4 fn=$5 where=$6 free_fn=$7 alloc_fn=$8 status
-	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { log_skip "$log" "valgrind is not installed"; return; }
 	vg "$log" "$out/bugs" "$case"
 	status=$?
-	[ "$status" = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
+	[ "$status" = 99 ] || { log_fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
 	expect "$log" "Invalid ${kind} of size ${size}" "Address 0x[0-9a-f]+ is ${where}" || return 1
 	stack_has "$log" "Invalid ${kind} of size ${size}" "$fn" "faulting" || return 1
 	if [ "$free_fn" != - ]; then
@@ -230,10 +199,10 @@ valgrind_access() {
 
 valgrind_uninit() {
 	local log=$1 status
-	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { log_skip "$log" "valgrind is not installed"; return; }
 	vg "$log" --track-origins=yes "$out/bugs" kmalloc-uninit
 	status=$?
-	[ "$status" = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
+	[ "$status" = 99 ] || { log_fail "$log" "valgrind exited with $status, not 99 (errors found)"; return 1; }
 	expect "$log" 'Conditional jump or move depends on uninitialised value' \
 		'Uninitialised value was created by a heap allocation' || return 1
 	stack_has "$log" 'Conditional jump or move depends' bugs_branch_on_uninit "faulting" || return 1
@@ -242,10 +211,10 @@ valgrind_uninit() {
 
 valgrind_leak() {
 	local log=$1 status
-	[ "$have_valgrind" = 1 ] || { skip "$log" "valgrind is not installed"; return; }
+	[ "$have_valgrind" = 1 ] || { log_skip "$log" "valgrind is not installed"; return; }
 	vg "$log" "$out/bugs" kmalloc-leak
 	status=$?
-	[ "$status" = 99 ] || { fail "$log" "valgrind exited with $status, not 99 (a definite leak)"; return 1; }
+	[ "$status" = 99 ] || { log_fail "$log" "valgrind exited with $status, not 99 (a definite leak)"; return 1; }
 	expect "$log" '100 bytes in 1 blocks are definitely lost' 'definitely lost: 100 bytes in 1 blocks' ||
 		return 1
 	stack_has "$log" '100 bytes in 1 blocks are definitely lost' bugs_leak_kmalloc "allocation"
@@ -264,59 +233,59 @@ as() {
 
 asan_clean() {
 	local log=$1 status
-	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { log_skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/clean-asan"
 	status=$?
-	[ "$status" = 0 ] || { fail "$log" "exited with $status"; return 1; }
+	[ "$status" = 0 ] || { log_fail "$log" "exited with $status"; return 1; }
 	expect "$log" '^clean: ok' || return 1
-	! grep -q 'Sanitizer' "$log" || fail "$log" "a sanitizer reported something"
+	! grep -q 'Sanitizer' "$log" || log_fail "$log" "a sanitizer reported something"
 }
 
 # asan_access LOG CASE KIND FN TYPES: a report of TYPES (an ERE) for a KIND
 # (READ|WRITE) in FN, and a non-zero exit.
 asan_access() {
 	local log=$1 case=$2 kind=$3 fn=$4 types=$5 status
-	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { log_skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	if [ "$case" = kmalloc-read-past-end ] && [ "$alloc" = slob ]; then
-		skip "$log" "SLOB packs blocks in 2-byte units: ASan's 8-byte shadow granules cannot mark byte 13 of kmalloc(13) (SLUB and SLAB only)"
+		log_skip "$log" "SLOB packs blocks in 2-byte units: ASan's 8-byte shadow granules cannot mark byte 13 of kmalloc(13) (SLUB and SLAB only)"
 		return
 	fi
 	as "$log" "$out/bugs-asan" "$case"
 	status=$?
-	[ "$status" != 0 ] || { fail "$log" "exited with 0: ASan did not stop the program"; return 1; }
+	[ "$status" != 0 ] || { log_fail "$log" "exited with 0: ASan did not stop the program"; return 1; }
 	expect "$log" "ERROR: AddressSanitizer: ($types) on address" "^${kind} of size [0-9]+ at" \
 		"#0 0x[0-9a-f]+ in ${fn} " || return 1
-	! grep -q "^bugs: $case done" "$log" || fail "$log" "the program ran on after the bug"
+	! grep -q "^bugs: $case done" "$log" || log_fail "$log" "the program ran on after the bug"
 }
 
 lsan_root() {
 	local log=$1 status
-	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { log_skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/lsan-asan" root
 	status=$?
-	[ "$status" = 0 ] || { fail "$log" "exited with $status: LSan reported a leak, or the run failed"; return 1; }
+	[ "$status" = 0 ] || { log_fail "$log" "exited with $status: LSan reported a leak, or the run failed"; return 1; }
 	expect "$log" '^lsan: root done' || return 1
-	! grep -q 'LeakSanitizer' "$log" || { fail "$log" "LeakSanitizer reported something"; return 1; }
+	! grep -q 'LeakSanitizer' "$log" || { log_fail "$log" "LeakSanitizer reported something"; return 1; }
 	# why: the control run proves that the arena, and nothing else (a stale
 	# copy on the stack, a register), is what kept the block reachable
 	echo "---- control: LSAN_OPTIONS=use_root_regions=0 ----" >>"$log"
 	LSAN_OPTIONS=use_root_regions=0 as "$log.control" "$out/lsan-asan" root
 	cat "$log.control" >>"$log"
 	expect "$log" 'Direct leak of 55 byte\(s\) in 1 object\(s\)' ||
-		fail "$log" "without the root region the block must be reported: the test proves nothing"
+		log_fail "$log" "without the root region the block must be reported: the test proves nothing"
 }
 
 lsan_leak() {
 	local log=$1 status
-	[ "$have_asan" = 1 ] || { skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
+	[ "$have_asan" = 1 ] || { log_skip "$log" "the ASan runtime is missing ($CC -fsanitize=address fails)"; return; }
 	as "$log" "$out/lsan-asan" leak
 	status=$?
-	[ "$status" != 0 ] || { fail "$log" "exited with 0: LSan found no leak"; return 1; }
+	[ "$status" != 0 ] || { log_fail "$log" "exited with 0: LSan found no leak"; return 1; }
 	expect "$log" 'ERROR: LeakSanitizer: detected memory leaks' \
 		'Direct leak of 77 byte\(s\) in 1 object\(s\) allocated from' \
 		'in lsan_lose_block ' \
 		'SUMMARY: AddressSanitizer: 77 byte\(s\) leaked in 1 allocation\(s\)\.' || return 1
-	! grep -q 'leak of 55 byte' "$log" || fail "$log" "the block held in a uslab object was reported"
+	! grep -q 'leak of 55 byte' "$log" || log_fail "$log" "the block held in a uslab object was reported"
 }
 
 # ---- the cases ----
@@ -367,4 +336,4 @@ run_case asan-kmalloc-read-past-end asan asan_access kmalloc-read-past-end READ 
 	bugs_read_byte "use-after-poison|unknown-crash"
 run_case lsan-root asan lsan_root
 run_case lsan-leak asan lsan_leak
-summary
+summary "tools-$alloc"

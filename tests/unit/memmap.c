@@ -41,13 +41,13 @@ START_TEST(test_defaults)
 
 	/* under no address-space limit the requested 64G is granted */
 	ck_assert_uint_eq(st.arena_bytes, 64UL << 30);
-	ck_assert_uint_eq(st.section_bytes, 128 * MiB);
+	ck_assert_uint_eq(st.section_bytes, 16 * MiB);
 	ck_assert_uint_eq(st.max_order, 11);
 	ck_assert_uint_eq(st.vmemmap_bytes, (64UL << 30) / PAGE_SIZE * 64);
 	ck_assert_uint_eq(st.sections_online, 0);
 	ck_assert_uint_eq(memmap.arena_start % (PAGE_SIZE << 10), 0);
 	ck_assert_uint_eq(memmap.max_pfn, (64UL << 30) / PAGE_SIZE);
-	ck_assert_uint_eq(memmap.section_shift, 27);
+	ck_assert_uint_eq(memmap.section_shift, 24);
 	ck_assert_uint_eq(MAX_ORDER, 11);
 	ck_assert(st.bookkeeping_bytes >= 512 * sizeof(unsigned long));
 }
@@ -86,7 +86,7 @@ START_TEST(test_section_shrunk_to_arena)
 {
 	struct uslab_memmap_stats st;
 
-	set_options("arena_size=48M");
+	set_options("arena_size=48M section_size=128M");
 	st = stats();
 	ck_assert_uint_eq(st.section_bytes, 32 * MiB);
 	ck_assert_uint_eq(st.arena_bytes, 64 * MiB);	/* rounded up to whole sections */
@@ -100,7 +100,7 @@ START_TEST(test_bad_options_rejected)
 	ck_assert_int_eq(parse_option_string("max_order=17"), 1);
 	ck_assert_int_eq(parse_option_string("arena_size=banana"), 1);
 	/* nothing changed */
-	ck_assert_uint_eq(stats().section_bytes, 128 * MiB);
+	ck_assert_uint_eq(stats().section_bytes, 16 * MiB);
 	ck_assert_uint_eq(stats().max_order, 11);
 }
 END_TEST
@@ -291,7 +291,7 @@ START_TEST(test_stats_cost_per_page)
 	ck_assert_ptr_nonnull(page);
 	st = stats();
 	ck_assert_uint_eq(st.sections_online, 1);
-	ck_assert_uint_eq(st.pages_online, 128 * MiB / PAGE_SIZE);
+	ck_assert_uint_eq(st.pages_online, 16 * MiB / PAGE_SIZE);
 	/* exactly one struct page (64 B) per 4 KiB page is committed */
 	ck_assert_uint_eq(st.memmap_bytes_committed / st.pages_online, 64);
 	ck_assert_uint_eq(st.pages_free, st.pages_online - 1);
@@ -363,7 +363,7 @@ START_TEST(test_rlimit_fallback)
 	if (UNDER_SANITIZER)
 		return;	/* sanitizers reserve terabytes of shadow: no RLIMIT_AS */
 	check_fallback_arena(1024 * MiB);
-	ck_assert_uint_eq(stats().section_bytes, 128 * MiB);
+	ck_assert_uint_eq(stats().section_bytes, 16 * MiB);
 }
 END_TEST
 
@@ -372,6 +372,7 @@ START_TEST(test_rlimit_fallback_small)
 {
 	if (UNDER_SANITIZER)
 		return;
+	set_options("section_size=128M");
 	check_fallback_arena(160 * MiB);
 	ck_assert(stats().section_bytes < 128 * MiB);
 }
