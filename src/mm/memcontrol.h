@@ -323,8 +323,8 @@ static __always_inline bool slab_has_objcgs(const struct slab *slab)
  * call out (the caller holds per-CPU state it read before): true when
  * object x of slab needed no uncharge or was uncharged into this CPU's
  * stock; false, with nothing done, sends the free to the slow path and its
- * full hook.  why the vector's own index and not the caller's: the
- * unaccounted free then keeps no register for the accounted one.
+ * full hook.  By the vector's own index: for SLAB's free, and SLUB's when
+ * its cpu slab's slots are not at hand (SLUB's slab_free_memcg).
  */
 static __always_inline bool memcg_slab_free_fast(const struct kmem_cache *s,
 						 const struct slab *slab, const void *x)

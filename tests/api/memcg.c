@@ -6,9 +6,11 @@
  * and destroying groups (and refusing bad input), the active group of a
  * thread, charges of GFP_KERNEL_ACCOUNT kmalloc, SLAB_ACCOUNT caches,
  * __GFP_ACCOUNT on plain caches, bulk and large kmalloc, exact usage and
- * its return to zero, uncharging by another thread, reparenting on
- * destroy, stock draining, the kmalloc-cg-<n> caches in slabinfo, the
- * slabinfo-like report, and cgroup.memory=nokmem.
+ * its return to zero, one thread alternating groups object by object, a
+ * vector attached to a thread's slab by another thread, uncharging by
+ * another thread, reparenting on destroy, stock draining, the
+ * kmalloc-cg-<n> caches in slabinfo, the slabinfo-like report, and
+ * cgroup.memory=nokmem.
  *
  * The group API works on every allocator; SLOB charges nothing (as in
  * Linux), so the tests of charging check that usage stays 0 there.
@@ -537,6 +539,77 @@ START_TEST(a_free_by_another_thread_uncharges_the_group_charged)
 }
 END_TEST
 
+struct recharge_job {
+	struct kmem_cache *s;		/* a plain cache */
+	void *give;			/* an object of the main thread's slab, freed here */
+	struct mem_cgroup *g;		/* the group the new object is charged to */
+	void *got;			/* out: that object */
+};
+
+/* Free an object of another thread's slab (SLUB: into this thread's sheaf),
+ * then allocate one charged (SLUB: from that sheaf, which attaches a vector
+ * to the other thread's cpu slab behind its back). */
+static void *recharge_elsewhere(void *arg)
+{
+	struct recharge_job *job = arg;
+
+	kmem_cache_free(job->s, job->give);
+	set_active_memcg(job->g);
+	job->got = kmem_cache_alloc(job->s, GFP_KERNEL_ACCOUNT);
+	set_active_memcg(NULL);
+	return NULL;
+}
+
+/*
+ * A thread's slab, which had no vector when it began to allocate from it,
+ * gets one from another thread's charged allocation; the first thread's
+ * frees and accounted allocations there must still find it (SLUB caches
+ * the cpu slab's vector per CPU, and may not trust an empty cache).
+ */
+START_TEST(a_vector_attached_by_another_thread_is_found)
+{
+	struct mem_cgroup *g = create_or_fail("memcg_attach", MEM_CGROUP_NO_LIMIT);
+	struct kmem_cache *s = kmem_cache_create("memcg_attach_cache", 96, 0, 0, NULL);
+	struct recharge_job job;
+	void *o[8], *mine;
+	unsigned long each;
+	pthread_t t;
+	int i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < 8; i++) {	/* uncharged: the slab gets no vector */
+		o[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		ck_assert_ptr_nonnull(o[i]);
+	}
+	job = (struct recharge_job){ s, o[3], g, NULL };
+	ck_assert_int_eq(pthread_create(&t, NULL, recharge_elsewhere, &job), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_ptr_nonnull(job.got);
+	each = mem_cgroup_usage(g);
+	if (charges()) {
+		ck_assert_uint_ge(each, 96 + PTR_SIZE);
+		ck_assert_ptr_eq(mem_cgroup_from_obj(job.got), g);
+	}
+	kmem_cache_free(s, job.got);	/* freed by this thread, uncharged all the same */
+	ck_assert_uint_eq(mem_cgroup_usage(g), 0);
+	set_active_memcg(g);
+	mine = kmem_cache_alloc(s, GFP_KERNEL_ACCOUNT);	/* this thread charges there too */
+	ck_assert_ptr_nonnull(mine);
+	ck_assert_uint_eq(mem_cgroup_usage(g), each);
+	set_active_memcg(NULL);
+	kmem_cache_free(s, mine);
+	ck_assert_uint_eq(mem_cgroup_usage(g), 0);
+	for (i = 0; i < 8; i++)
+		if (i != 3)
+			kmem_cache_free(s, o[i]);
+	ck_assert_uint_eq(mem_cgroup_usage(g), 0);
+	mem_cgroup_drain_stocks();
+	ck_assert_uint_eq(stats_of(g).charged, 0);
+	kmem_cache_destroy(s);
+	ck_assert_int_eq(mem_cgroup_destroy(g), 0);
+}
+END_TEST
+
 START_TEST(destroy_reparents_live_objects_to_the_root)
 {
 	struct mem_cgroup *g = create_or_fail("memcg_reparent", MEM_CGROUP_NO_LIMIT);
@@ -750,6 +823,7 @@ static Suite *memcg_suite(void)
 	tcase_add_test(charging, bulk_alloc_and_free_balance);
 	tcase_add_test(charging, large_kmalloc_and_krealloc_are_charged);
 	tcase_add_test(charging, a_free_by_another_thread_uncharges_the_group_charged);
+	tcase_add_test(charging, a_vector_attached_by_another_thread_is_found);
 	tcase_add_test(charging, destroy_reparents_live_objects_to_the_root);
 	tcase_add_test(charging, draining_the_stock_brings_the_counter_down_to_usage);
 	tcase_add_test(reports, groups_show_in_a_slabinfo_like_report);
