@@ -1495,9 +1495,11 @@ static noinline void *cache_alloc_slow(struct kmem_cache *s, gfp_t flags)
 
 static __always_inline void __free_one(struct kmem_cache *s, struct array_cache *ac, void *objp)
 {
-	/* why: freeing the object freed just before is the trivial double free */
-	if (CONFIG_SLAB_FREELIST_HARDENED &&
-	    unlikely(ac->avail && ac->entry[ac->avail - 1] == objp)) {
+	/* why: freeing the object freed just before is the trivial double free;
+	 * why likely(avail) apart: the array is seldom empty, and the test
+	 * marked unlikely as a whole put the usual path out of line */
+	if (CONFIG_SLAB_FREELIST_HARDENED && likely(ac->avail) &&
+	    unlikely(ac->entry[ac->avail - 1] == objp)) {
 		naive_double_free(s, objp);
 		return;		/* slab_error=repair: the second free is dropped */
 	}
