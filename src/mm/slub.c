@@ -427,13 +427,13 @@ unsigned long slub_random(void)
 }
 
 /* The next offset of the sequence that lies inside this (maybe smaller) slab. */
-static void *next_freelist_entry(const struct kmem_cache *s, unsigned int *pos, char *start,
+static void *next_freelist_entry(const unsigned int *seq, unsigned int *pos, char *start,
 				 unsigned long slab_limit, unsigned int count)
 {
 	unsigned int idx;
 
 	do {
-		idx = s->random_seq[*pos];
+		idx = seq[*pos];
 		if (++*pos >= count)
 			*pos = 0;
 	} while (unlikely(idx >= slab_limit));
@@ -457,15 +457,20 @@ static bool shuffle_freelist(const struct kmem_cache *s, struct slab *slab)
 	unsigned int count = oo_objects(s->oo), objects = slab->objects, pos, i;
 	unsigned long slab_limit = (unsigned long)objects * s->size;
 	char *start = slab_objects_start(s, slab);
+	/* why acquire: kmem_cache_init publishes the kmalloc caches before it
+	 * makes their sequences (init_freelist_randomization), and another
+	 * thread may make a slab of one meanwhile: it sees NULL (a linear
+	 * freelist) or the whole sequence */
+	const unsigned int *seq = smp_load_acquire(&s->random_seq);
 	void *cur, *next;
 
-	if (objects < 2 || !s->random_seq)
+	if (objects < 2 || !seq)
 		return false;
 	pos = (unsigned int)(slub_random() % count);
-	cur = setup_object(s, next_freelist_entry(s, &pos, start, slab_limit, count));
+	cur = setup_object(s, next_freelist_entry(seq, &pos, start, slab_limit, count));
 	slab->freelist = cur;
 	for (i = 1; i < objects; i++) {
-		next = setup_object(s, next_freelist_entry(s, &pos, start, slab_limit, count));
+		next = setup_object(s, next_freelist_entry(seq, &pos, start, slab_limit, count));
 		set_freepointer(s, cur, next);
 		cur = next;
 	}

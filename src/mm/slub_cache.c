@@ -314,7 +314,7 @@ static int init_cache_random_seq(struct kmem_cache *s)
 	}
 	for (i = 0; i < count; i++)
 		seq[i] *= s->size;
-	s->random_seq = seq;
+	smp_store_release(&s->random_seq, seq);	/* read by shuffle_freelist */
 	return 0;
 }
 

@@ -137,7 +137,7 @@ struct kmem_cache {
 	unsigned int red_left_pad;	/* bytes in front of each object (debug red zone) (constant) */
 	const char *name;		/* cache name (constant) */
 	struct list_head list;		/* on slab_caches (slab_mutex) */
-	unsigned int *random_seq;	/* shuffled object offsets for new slabs, or NULL (constant once set) */
+	unsigned int *random_seq;	/* shuffled object offsets for new slabs, or NULL (set once with release) */
 	unsigned int useroffset;	/* usercopy window start (constant) */
 	unsigned int usersize;		/* usercopy window size (constant) */
 	struct kmem_cache_node *node[MAX_NUMNODES];	/* per node; only node[0] exists (constant) */
