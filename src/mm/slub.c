@@ -250,17 +250,22 @@ static __noreturn __cold void slab_abort(const char *where)
  * Always fatal, even under slab_error=repair: it fires inside a freelist
  * update (set_freepointer), where the only way on would corrupt the list.
  */
-noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object)
+static __cold __noreturn void double_free_abort(const struct kmem_cache *s, void *object,
+						const char *where, const char *site)
 {
 	struct slab *slab = virt_to_slab(object);
 
-	slab_bug(s, "Object already free: double free of 0x%lx (it heads the freelist)",
-		 (unsigned long)object);
+	slab_bug(s, "Object already free: double free of 0x%lx (%s)", (unsigned long)object, where);
 	if (slab) {
 		print_slab_info(slab);
 		print_object_line(s, slab, object);
 	}
-	slab_abort("set_freepointer");
+	slab_abort(site);
+}
+
+noinline __cold __noreturn void naive_double_free(const struct kmem_cache *s, void *object)
+{
+	double_free_abort(s, object, "it heads the freelist", "set_freepointer");
 }
 
 /* After a bad free's report: abort (slab_error=abort, the default), or
@@ -1269,15 +1274,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 /* x was freed while it was in this CPU's sheaf: report and abort. */
 static noinline __cold __noreturn void sheaf_double_free(const struct kmem_cache *s, void *x)
 {
-	struct slab *slab = virt_to_slab(x);
-
-	slab_bug(s, "Object already free: double free of 0x%lx (it is in this CPU's sheaf)",
-		 (unsigned long)x);
-	if (slab) {
-		print_slab_info(slab);
-		print_object_line(s, slab, x);
-	}
-	slab_abort("sheaf");
+	double_free_abort(s, x, "it is in this CPU's sheaf", "sheaf");
 }
 
 /* Is x one of the n objects of chain[]?  Then it was freed twice. */
