@@ -81,14 +81,20 @@ static int setup_slub_max_order(const char *val)
 }
 __setup("slub_max_order=", setup_slub_max_order);
 
-static int setup_slub_min_objects(const char *val)
+/* A count option in 0..max into *res; -1 (reported by the caller) otherwise. */
+static int setup_count_option(const char *val, unsigned long max, unsigned int *res)
 {
 	unsigned long v;
 
-	if (kstrtoul_opt(val, &v) || v > MAX_OBJS_PER_PAGE)
+	if (kstrtoul_opt(val, &v) || v > max)
 		return -1;
-	slub_min_objects = (unsigned int)v;
+	*res = (unsigned int)v;
 	return 0;
+}
+
+static int setup_slub_min_objects(const char *val)
+{
+	return setup_count_option(val, MAX_OBJS_PER_PAGE, &slub_min_objects);
 }
 __setup("slub_min_objects=", setup_slub_min_objects);
 
@@ -97,12 +103,7 @@ static unsigned int slub_sheaf = SLUB_SHEAF_MAX;		/* slub_sheaf= */
 /* slub_sheaf=N: at most N objects in each CPU's sheaf (slub.c §10); 0: none */
 static int setup_slub_sheaf(const char *val)
 {
-	unsigned long v;
-
-	if (kstrtoul_opt(val, &v) || v > SLUB_SHEAF_MAX)
-		return -1;
-	slub_sheaf = (unsigned int)v;
-	return 0;
+	return setup_count_option(val, SLUB_SHEAF_MAX, &slub_sheaf);
 }
 __setup("slub_sheaf=", setup_slub_sheaf);
 
