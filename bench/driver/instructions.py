@@ -11,7 +11,7 @@ import shutil
 
 from .core import Job, Outcome, interleave, run
 from .table import Table
-from .workloads import Section
+from .workloads import FASTPATH_SIZES, Section
 
 PAIRS = 64 * 2000
 
@@ -42,7 +42,7 @@ def _job(ctx, config, size):
 
 def instructions(ctx):
     rows = ctx.peers() + ctx.dropins() + ctx.api("kmem_cache") + ctx.api("kmalloc")
-    sizes = [64] if ctx.quick else [16, 64, 256, 1024]
+    sizes = [64] if ctx.quick else FASTPATH_SIZES
     cols = [f"{s} B" for s in sizes]
     if not shutil.which("valgrind"):
         jobs = [Job(r, c, lambda t: Outcome(error="valgrind not installed"))

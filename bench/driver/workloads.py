@@ -24,7 +24,8 @@ class Section:
     notes: list = field(default_factory=list)  # markdown lines below
 
 
-FASTPATH_SIZES = [16, 64, 256, 1024]
+# issue #3's range: 16 to 4096 bytes
+FASTPATH_SIZES = [16, 64, 256, 1024, 4096]
 
 
 def _grid(ctx, rows, columns, rel, metrics, **kw):
