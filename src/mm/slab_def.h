@@ -4,7 +4,8 @@
  * struct kmem_cache, struct kmem_cache_node and struct array_cache.
  * Included only by src/mm/slab.h when the library is built with
  * CONFIG_SLAB=1; how the pieces move is told at the top of slab.c.
- * struct kmem_cache_cpu (the per-CPU slot) is private to slab.c.
+ * struct kmem_cache_cpu (the per-CPU slot) is private to slab.c and
+ * slab_cache.c (slab_internal.h).
  *
  * Glossary
  *   object        one allocation unit of a cache; s->size bytes apart,
@@ -99,14 +100,20 @@ SLAB_SLAB_MATCH(_mapcount, active);	/* so freeing a slab resets it to -1 */
 /*
  * A LIFO stack of object pointers.  Per CPU: only the owning thread reads
  * or writes it (see slab.c §5 for the exceptions).  Shared: n->list_lock.
+ * The word just below entry[0] is always NULL, so that the top of the
+ * stack can be read without testing avail first (ac_top in slab.c).
  */
 struct array_cache {
 	unsigned int avail;		/* entries in use: entry[0 .. avail-1] */
 	unsigned int limit;		/* capacity of entry[] */
 	unsigned int batchcount;	/* entries moved at once on refill/flush */
 	unsigned int touched;		/* used since the last reap: reap skips it once */
+	void *bottom;			/* NULL, never written again: the top of an empty stack (constant) */
 	void *entry[];			/* the stack; entry[avail-1] is the hottest */
 };
+_Static_assert(offsetof(struct array_cache, entry) ==
+	       offsetof(struct array_cache, bottom) + sizeof(void *),
+	       "array_cache.bottom must sit just below entry[0]");
 
 /* b = a / d without a division, exact for every 32-bit a (Granlund-Montgomery). */
 struct reciprocal_value {
