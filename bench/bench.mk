@@ -12,8 +12,10 @@
 #      compiled with -DBENCH_USLAB=0 and linked with no uslab code, which the
 #      driver runs under each peer's and each uslab drop-in's LD_PRELOAD;
 #    - the drop-ins BUILD/lib/libuslab-malloc-ALLOC.so themselves;
-#    - bench-unhardened: the debug_cost program built without the default
-#      hardening, under BUILD/unhardened/ (the debug-cost section);
+#    - bench-unhardened: libuslab-ALLOC.so built without the default
+#      hardening, under BUILD/unhardened/lib/, and the default build's
+#      libuslab-ALLOC.so: debug_cost/paired loads both into one process
+#      (the debug-cost section);
 #    - BENCH_QUICK=1: the short run (--quick) for the driver.
 # 2. Variables: BENCH_QUICK=1, BENCH_ARGS (more driver options, see
 #    `bench/run.py --help`, e.g. BENCH_ARGS='--only fastpath --threads 1,2,4').
@@ -45,14 +47,16 @@ $(BUILD)/obj/bench-malloc.flags: FORCE
 	@echo '$(CC) $(CPPFLAGS) $(USLAB_CFLAGS) $(CFLAGS) $(LINK_FLAGS)' | cmp -s - $@ || \
 		echo '$(CC) $(CPPFLAGS) $(USLAB_CFLAGS) $(CFLAGS) $(LINK_FLAGS)' > $@
 
-# The cost of the default hardening (the debug-cost section): the debug_cost
-# program once more, from a build without freelist hardening and
-# randomisation, BUILD/unhardened/bench/ALLOC/debug_cost/debug_cost (its own
-# build root, so that its objects and flags never mix with these).
+# The cost of the default hardening (the debug-cost section): debug_cost/paired
+# loads this build's libuslab-ALLOC.so and BUILD/unhardened/lib/libuslab-ALLOC.so,
+# built without freelist hardening and randomisation (its own build root, so
+# that its objects and flags never mix with these), into one process.
 BENCH_UNHARDENED := $(BUILD)/unhardened
 BENCH_UNHARDENED_CPPFLAGS := -DCONFIG_SLAB_FREELIST_HARDENED=0 -DCONFIG_SLAB_FREELIST_RANDOM=0
-BENCH_UNHARDENED_BINS := $(if $(wildcard bench/debug_cost/debug_cost.c),\
-	$(foreach a,$(VARIANTS),$(BENCH_UNHARDENED)/bench/$a/debug_cost/debug_cost))
+BENCH_PAIRED := $(wildcard bench/debug_cost/paired.c)
+BENCH_PAIRED_LIBS := $(if $(BENCH_PAIRED),$(foreach a,$(VARIANTS),$(BUILD)/lib/libuslab-$a.so))
+BENCH_UNHARDENED_BINS := $(if $(BENCH_PAIRED),\
+	$(foreach a,$(VARIANTS),$(BENCH_UNHARDENED)/lib/libuslab-$a.so))
 
 .PHONY: bench-unhardened
 bench-unhardened:
@@ -60,7 +64,19 @@ bench-unhardened:
 		ALLOCATORS='$(VARIANTS)' CC='$(CC)' OPT='$(OPT)' SAN= \
 		CPPFLAGS='$(CPPFLAGS) $(BENCH_UNHARDENED_CPPFLAGS)' $(BENCH_UNHARDENED_BINS))
 
+# debug_cost/paired dlopens its libraries and links no uslab code: only
+# bench/common/bench.c (api.c would pull in libuslab-ALLOC.a, a third copy
+# whose constructors would run too).  This explicit rule wins over the
+# Makefile's pattern rule for bench programs.
+define bench_paired_rule
+$(BUILD)/bench/$1/debug_cost/paired: $(BUILD)/obj/$1/bench/debug_cost/paired.o \
+		$(call objs,$1,bench/common/bench.c)
+	@mkdir -p $$(@D)
+	$$(call say,LINK,$1,$$@)$$(CC) -o $$@ $$^ -pthread $$(SAN_FLAGS) $$(LDFLAGS) -ldl
+endef
+$(if $(BENCH_PAIRED),$(foreach a,$(VARIANTS),$(eval $(call bench_paired_rule,$a))))
+
 # Prerequisites only: the recipe is the Makefile's (bench/run.py).
-bench: bench-setup $(BENCH_MALLOC_BINS) $(BENCH_DROPINS) bench-unhardened
+bench: bench-setup $(BENCH_MALLOC_BINS) $(BENCH_DROPINS) $(BENCH_PAIRED_LIBS) bench-unhardened
 
 override BENCH_ARGS += $(if $(filter-out 0,$(BENCH_QUICK)),--quick)

@@ -18,8 +18,8 @@
  *   slub_debug=FLAGS,kmalloc-SIZE   api=kmalloc with flags (the kernel's
  *                                   per-cache form, read by SLUB and SLAB;
  *                                   SIZE must be a kmalloc cache's size).
- * The cost of the default hardening is measured by running this program
- * from a build without it (bench/bench.mk: BUILD/unhardened), not here.
+ * The cost of the default hardening is measured by paired.c, which loads
+ * the default and the unhardened library into one process, not here.
  *
  * The run is timed in chunks of 16 rounds (1024 pairs with batch=64).
  * Prints "RESULT ns_per_pair <median over the chunks of ns per pair> ns",
