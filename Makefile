@@ -83,8 +83,12 @@ endif
 
 # ---- flags -----------------------------------------------------------------
 comma := ,
+# Frame pointers for track.c's stack walk, except in leaf functions: those
+# call nothing (tail calls restore the caller's frame pointer first), so no
+# walk ever starts inside one, and the exported fast paths need no frame.
 USLAB_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wundef -mcx16 \
-	-fvisibility=hidden -fPIC -pthread -g -fno-omit-frame-pointer $(OPT)
+	-fvisibility=hidden -fPIC -pthread -g -fno-omit-frame-pointer \
+	-momit-leaf-frame-pointer $(OPT)
 USLAB_CPPFLAGS := -Iinclude -Isrc
 SAN_FLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-sanitize-recover=all)
 DEP_FLAGS := -MMD -MP

@@ -24,7 +24,7 @@
 #include "mm/slab.h"
 
 #define MALLOC_ALIGN		16UL	/* minimum alignment of every block */
-#define NR_MALLOC_CLASSES	32	/* size classes (malloc.c) */
+#define NR_MALLOC_CLASSES	33	/* size classes (malloc.c) */
 #define MALLOC_ALIGN_SHIFT	4
 #define MALLOC_GFP		(GFP_KERNEL | __GFP_NOWARN)	/* failure is ENOMEM, not a warning */
 
@@ -80,7 +80,28 @@ struct live_map {
 	unsigned long base;		/* arena start: granule 0 */
 	unsigned long nr_granules;	/* granules covered (0 if disabled) */
 };
-extern struct live_map live_map;	/* written once before malloc is ready */
+
+/* What malloc needs of a request's size class (malloc.c). */
+struct size_class {
+	struct kmem_cache *cache;	/* the class's cache (NULL on SLOB: kmalloc) */
+	unsigned char tag;		/* the live tag of its blocks; 0 until malloc's
+					 * fast path may run (release/acquire) */
+};
+
+#define MALLOC_SMALL_MAX	8192UL	/* largest class */
+
+/*
+ * Everything the fast paths of malloc and free read, in one object, so
+ * that one PC-relative address reaches all of it.  Written once, before
+ * malloc is ready (malloc_init), read-only afterwards.
+ */
+struct malloc_hot {
+	struct live_map map;			/* the live map (ptrcheck.c) */
+	struct kmem_cache *tag_cache[256];	/* class cache by live tag; NULL for
+						 * every tag that is not a class */
+	struct size_class size_class[MALLOC_SMALL_MAX / 16 + 1];	/* by (size + 15) / 16 */
+};
+extern struct malloc_hot malloc_hot;
 
 /* Set up the live map over the arena; on failure it stays disabled (said once). */
 void live_map_init(void);
@@ -88,12 +109,12 @@ void live_map_init(void);
 /*
  * p's granule, rotated: p - base turned right by 4 bits, so that the
  * offset's low bits land on top when p is not 16-byte aligned.  Below
- * live_map.nr_granules iff p is an aligned address in the map: one
+ * malloc_hot.map.nr_granules iff p is an aligned address in the map: one
  * compare answers both questions.
  */
 static __always_inline unsigned long live_map_granule_aligned(const void *p)
 {
-	unsigned long off = (unsigned long)p - live_map.base;
+	unsigned long off = (unsigned long)p - malloc_hot.map.base;
 
 	return (off >> MALLOC_ALIGN_SHIFT) | (off << (8 * sizeof(off) - MALLOC_ALIGN_SHIFT));
 }
@@ -101,28 +122,28 @@ static __always_inline unsigned long live_map_granule_aligned(const void *p)
 /* p's byte, or NULL if p lies outside the map (or the map is disabled). */
 static __always_inline unsigned char *live_map_tag(const void *p)
 {
-	unsigned long g = ((unsigned long)p - live_map.base) >> MALLOC_ALIGN_SHIFT;
+	unsigned long g = ((unsigned long)p - malloc_hot.map.base) >> MALLOC_ALIGN_SHIFT;
 
-	if (unlikely(g >= live_map.nr_granules))
+	if (unlikely(g >= malloc_hot.map.nr_granules))
 		return NULL;
-	return &live_map.tags[g];
+	return &malloc_hot.map.tags[g];
 }
 
 /*
- * Mark p live with tag.  False if p lies outside the map or was live
- * already (the caller then decides, in malloc_mark_slow, whether that is an
- * error).  A plain load and store (relaxed atomics): the allocator hands a
+ * Mark p live with tag.  False if p lies outside the map (NULL does: the
+ * arena does not start at 0) or was live already (the caller then decides,
+ * in malloc_mark_slow, whether that is an error).  A plain load and store (relaxed atomics): the allocator hands a
  * block to one thread only, and its hand-over orders the store of the
  * free() that gave the block back before this load (ptrcheck.c §4).
  */
 static __always_inline bool live_map_mark(const void *p, unsigned char tag)
 {
-	unsigned long g = ((unsigned long)p - live_map.base) >> MALLOC_ALIGN_SHIFT;
+	unsigned long g = ((unsigned long)p - malloc_hot.map.base) >> MALLOC_ALIGN_SHIFT;
 
-	if (unlikely(g >= live_map.nr_granules) ||
-	    unlikely(__atomic_load_n(&live_map.tags[g], __ATOMIC_RELAXED)))
+	if (unlikely(g >= malloc_hot.map.nr_granules) ||
+	    unlikely(__atomic_load_n(&malloc_hot.map.tags[g], __ATOMIC_RELAXED)))
 		return false;
-	__atomic_store_n(&live_map.tags[g], tag, __ATOMIC_RELAXED);
+	__atomic_store_n(&malloc_hot.map.tags[g], tag, __ATOMIC_RELAXED);
 	return true;
 }
 

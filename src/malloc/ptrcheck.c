@@ -28,7 +28,7 @@
  *    live object of that class's cache, so neither the memory map nor the
  *    slab is looked at before the object goes back to its cache.
  *
- * 2. Data structures.  live_map.tags: one byte per 16-byte granule of the
+ * 2. Data structures.  malloc_hot.map.tags: one byte per 16-byte granule of the
  *    arena, in a reservation of arena/16 bytes committed lazily (the OS
  *    supplies a page of tags the first time a block in the 64 KiB of arena
  *    it covers is marked; reading an untouched page costs no memory).
@@ -83,8 +83,6 @@
 #include "malloc_internal.h"
 #include "os/os.h"
 
-struct live_map live_map;
-
 void live_map_init(void)
 {
 	static const char msg[] = "uslab malloc: no address space for the live-object map: "
@@ -105,9 +103,9 @@ void live_map_init(void)
 		os_write_all(2, msg, sizeof(msg) - 1);
 		return;
 	}
-	live_map.tags = bits;
-	live_map.base = memmap.arena_start;
-	live_map.nr_granules = granules;
+	malloc_hot.map.tags = bits;
+	malloc_hot.map.base = memmap.arena_start;
+	malloc_hot.map.nr_granules = granules;
 }
 
 /* ---- reports ---- */
@@ -255,9 +253,9 @@ static __noreturn __cold void report_page_not_block(const char *fn, const void *
 
 void *malloc_mark_slow(void *p, const char *fn, const void *caller)
 {
-	if (!live_map.tags)
+	if (!malloc_hot.map.tags)
 		return p;	/* map disabled: nothing to check against */
-	if ((unsigned long)p - live_map.base >= live_map.nr_granules << MALLOC_ALIGN_SHIFT)
+	if ((unsigned long)p - malloc_hot.map.base >= malloc_hot.map.nr_granules << MALLOC_ALIGN_SHIFT)
 		malloc_report(fn, p, caller, "allocator returned a bad block",
 			"the slab allocator handed out an address outside the heap: "
 			"its free list is corrupted");
@@ -286,7 +284,7 @@ static void lookup_outside(void *p, struct malloc_block *blk, const char *fn,
 /* Is the tag live?  With the map disabled, everything is. */
 static bool live_or_unknown(const void *p)
 {
-	return !live_map.tags || live_map_get(p) != LIVE_NONE;
+	return !malloc_hot.map.tags || live_map_get(p) != LIVE_NONE;
 }
 
 void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void *caller)
@@ -320,7 +318,7 @@ void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void
 static void free_claim(void *p, const char *fn, const void *caller,
 		       void (*report)(const char *, const void *, const void *))
 {
-	if (unlikely(live_map_claim(p) == LIVE_NONE) && live_map.tags)
+	if (unlikely(live_map_claim(p) == LIVE_NONE) && malloc_hot.map.tags)
 		report(fn, p, caller);
 }
 
@@ -342,7 +340,7 @@ static void free_checked(void *p, const char *fn, const void *caller)
 		return free_outside(p, fn, caller);
 	folio = virt_to_folio(p);
 	if (folio_test_slab(folio)) {
-		if (unlikely(live_map_claim(p) == LIVE_NONE) && live_map.tags)
+		if (unlikely(live_map_claim(p) == LIVE_NONE) && malloc_hot.map.tags)
 			report_slab_not_live(fn, p, caller, folio);
 		kfree(p);
 		return;

@@ -27,15 +27,17 @@
  *           allocates, then memcg_slab_post_alloc_one/_idx (record the
  *           objcg in the vector, or uncharge what was not allocated);
  *           bulk: memcg_slab_post_alloc_hook, or memcg_slab_cancel_charge.
- *           The accounted fast paths (SLUB's slab_alloc_node_memcg,
+ *           The accounted fast paths (SLUB's cpu_freelist_pop_memcg,
  *           SLAB's slab_alloc_memcg) do the same without a call: the
  *           stock must cache the active objcg (obj_stock_caches) and hold
- *           the full size, the object's slab must have its vector
- *           (slab_objcgs_slots, memcg_obj_slot); else their slow form.
+ *           the full size (obj_stock_take), the object's slab must have
+ *           its vector (slab_objcgs_slots, memcg_obj_slot); else their
+ *           slow form.
  *   free    after the pointer was validated: memcg_slab_free_hook, which
  *           does nothing unless slab->memcg_data is set, and calls out
- *           only when the stock cannot take the bytes; SLUB's fast path
- *           uses memcg_slab_free_fast, which never calls out.
+ *           only when the stock cannot take the bytes.  SLUB's free fast
+ *           path never calls out: memcg_slot_uncharge_fast on the slot of
+ *           memcg_data_slots() at the index its own test computed.
  *   slab    memcg_free_slab_cgroups when a slab goes back to the pages.
  *
  * Cost (docs/memcg.md has the numbers): an unaccounted allocation pays a
@@ -182,6 +184,18 @@ static __always_inline bool obj_stock_caches(const struct obj_stock *stock,
 	return likely(READ_ONCE(stock->cached_objcg) == objcg);
 }
 
+/* Take nr_bytes from stock, which caches the objcg charged (the caller
+ * checked), if it holds that many: one subtraction, its borrow the test. */
+static __always_inline bool obj_stock_take(struct obj_stock *stock, unsigned int nr_bytes)
+{
+	unsigned int left;
+
+	if (unlikely(__builtin_sub_overflow(stock->nr_bytes, nr_bytes, &left)))
+		return false;
+	WRITE_ONCE(stock->nr_bytes, left);
+	return true;
+}
+
 /* Give nr_bytes of objcg (not NULL) back to this CPU's stock (a page's
  * worth at most). */
 static __always_inline void obj_cgroup_uncharge(struct obj_cgroup *objcg, unsigned int nr_bytes)
@@ -302,7 +316,8 @@ static __always_inline bool memcg_slot_uncharge_fast(const struct kmem_cache *s,
 	if (!objcg)
 		return true;	/* allocated without a charge */
 	stock = this_obj_stock;
-	if (unlikely(!obj_stock_caches(stock, objcg)))
+	/* why a plain read: the stock's owner is the caller */
+	if (unlikely(stock->cached_objcg != objcg))
 		return false;
 	nr_bytes = stock->nr_bytes + obj_full_size(s);
 	if (unlikely(nr_bytes > MEMCG_STOCK_MAX))
@@ -310,6 +325,16 @@ static __always_inline bool memcg_slot_uncharge_fast(const struct kmem_cache *s,
 	WRITE_ONCE(*slot, NULL);
 	WRITE_ONCE(stock->nr_bytes, nr_bytes);
 	return true;
+}
+
+/*
+ * The slots of the vector of a slab whose memcg_data (read with acquire)
+ * is memcg_data, not 0.  why a subtraction, not a mask: a slab's only flag
+ * is MEMCG_DATA_OBJCGS, so it folds into the slot's address.
+ */
+static __always_inline struct obj_cgroup **memcg_data_slots(unsigned long memcg_data)
+{
+	return ((struct slab_objcgs *)(memcg_data - MEMCG_DATA_OBJCGS))->objcgs;
 }
 
 /* Has slab a vector?  The one test of an unaccounted free fast path. */
@@ -323,8 +348,8 @@ static __always_inline bool slab_has_objcgs(const struct slab *slab)
  * call out (the caller holds per-CPU state it read before): true when
  * object x of slab needed no uncharge or was uncharged into this CPU's
  * stock; false, with nothing done, sends the free to the slow path and its
- * full hook.  By the vector's own index: for SLAB's free, and SLUB's when
- * its cpu slab's slots are not at hand (SLUB's slab_free_memcg).
+ * full hook.  By the vector's own index (memcg_slab_free_hook's first
+ * step); SLUB's fast path has the index already (memcg_data_slots).
  */
 static __always_inline bool memcg_slab_free_fast(const struct kmem_cache *s,
 						 const struct slab *slab, const void *x)

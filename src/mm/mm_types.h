@@ -52,7 +52,8 @@ struct page {
 		struct {	/* free buddy block, large kmalloc folio, generic */
 			struct list_head lru;	/* buddy: free_area / pcp list link (zone lock or owning cpu) */
 			void *mapping;		/* unused by uslab; slab_cache overlays it */
-			unsigned long index;	/* large kmalloc: requested size */
+			unsigned long index;	/* large kmalloc: requested size; free buddy
+						 * block head: coarse ms it was freed (zone lock) */
 			unsigned long private;	/* buddy: order of the free block */
 		};
 		struct {	/* compound tail page */

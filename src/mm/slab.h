@@ -249,8 +249,9 @@ struct kmem_cache *create_kmalloc_cache(const char *name, unsigned int size,
 /* Create every kmalloc cache not created yet, then slab_state = UP.
  * SLOB has no kmalloc caches and never calls it. */
 void create_kmalloc_caches(slab_flags_t flags);
-/* Point sizes below KMALLOC_MIN_SIZE at the smallest cache (idempotent;
- * create_kmalloc_caches() calls it too). */
+/* Check that kmalloc_size_index[] gives kmalloc_index() for every size it
+ * covers, the smallest cache for sizes below KMALLOC_MIN_SIZE (panics if
+ * not; idempotent; create_kmalloc_caches() calls it too). */
 void setup_kmalloc_cache_index_table(void);
 
 /*
@@ -308,9 +309,21 @@ static __always_inline int kmalloc_index(size_t size)
 	return fls64(size - 1);
 }
 
-/* Cache index for sizes 1..192, by (size - 1) / 8 (slab_common.c; the
- * entries below KMALLOC_MIN_SIZE are set once, before any kmalloc). */
-extern unsigned char kmalloc_size_index[24];
+/* Sizes up to this take their cache index from kmalloc_size_index[]. */
+#define KMALLOC_SIZE_INDEX_MAX	8192U
+/* kmalloc_index() of sizes 1..KMALLOC_SIZE_INDEX_MAX, by (size - 1) / 8
+ * (slab_common.c; constant, so the fast path reads it with no ordering). */
+extern const unsigned char kmalloc_size_index[KMALLOC_SIZE_INDEX_MAX / 8];
+
+/* The kmalloc_caches[] index of size, 1 <= size <= KMALLOC_MAX_CACHE_SIZE:
+ * one load from the table below KMALLOC_SIZE_INDEX_MAX (SLUB's largest
+ * cache: the caller's range test removes the other branch). */
+static __always_inline unsigned int kmalloc_cache_index(size_t size)
+{
+	if (size <= KMALLOC_SIZE_INDEX_MAX)
+		return kmalloc_size_index[(size - 1) / 8];
+	return (unsigned int)fls64(size - 1);
+}
 
 /*
  * The cache kmalloc(size, flags) uses, for 1 <= size <= KMALLOC_MAX_CACHE_SIZE
@@ -319,15 +332,9 @@ extern unsigned char kmalloc_size_index[24];
  */
 static __always_inline struct kmem_cache *kmalloc_slab_inline(size_t size, gfp_t flags)
 {
-	unsigned int index;
-
-	if (size <= 192)
-		index = kmalloc_size_index[(size - 1) / 8];
-	else
-		index = (unsigned int)fls64(size - 1);
 	/* why acquire: callers may look before slab_ensure_init() (a NULL
 	 * sends them to it); a cache they do see is fully set up */
-	return smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][index]);
+	return smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][kmalloc_cache_index(size)]);
 }
 
 /* The cache kmalloc(size, flags) uses; ZERO_SIZE_PTR for 0, NULL (with a

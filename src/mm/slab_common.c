@@ -28,10 +28,10 @@
  *                         at the KMALLOC_NORMAL caches (no DMA zone: see
  *                         slab.h), and so does KMALLOC_CGROUP under
  *                         cgroup.memory=nokmem; else it is kmalloc-cg-<n>.
- *    kmalloc_size_index[] index of the cache for sizes 1..192 in steps of
- *                         8, where the 96- and 192-byte caches break the
- *                         power-of-two rule; read inline by the kmalloc
- *                         fast path (kmalloc_slab_inline() in slab.h).
+ *    kmalloc_size_index[] index of the cache for sizes 1..8k in steps of
+ *                         8 (constant): kmalloc_index() as a table, one
+ *                         load for the kmalloc fast path (kmalloc_cache_index()
+ *                         in slab.h).
  *    A large kmalloc (above KMALLOC_MAX_CACHE_SIZE) is a compound folio with
  *    PG_large_kmalloc set and folio->index = the size asked for.
  *
@@ -658,28 +658,40 @@ const struct kmalloc_info_struct kmalloc_info[KMALLOC_INDEX_MAX + 1] = {
 	INIT_KMALLOC_INFO(16777216, 16M), INIT_KMALLOC_INFO(33554432, 32M),
 };
 
-/* Cache index for sizes 1..192, by (size - 1) / 8. */
-unsigned char kmalloc_size_index[24] = {
-	3,		/* 8 */
-	4,		/* 16 */
-	5, 5,		/* 24, 32 */
-	6, 6, 6, 6,	/* 40 .. 64 */
-	1, 1, 1, 1,	/* 72 .. 96 */
-	7, 7, 7, 7,	/* 104 .. 128 */
-	2, 2, 2, 2, 2, 2, 2, 2,	/* 136 .. 192 */
-};
+/* A power-of-two index of the ladder, or the smallest cache's below it. */
+#define SIZE_INDEX(i)	((i) < KMALLOC_SHIFT_LOW ? KMALLOC_SHIFT_LOW : (i))
 
-static inline unsigned int size_index_elem(size_t bytes)
-{
-	return (unsigned int)((bytes - 1) / 8);
-}
+/*
+ * kmalloc_index() of sizes 1..KMALLOC_SIZE_INDEX_MAX, by (size - 1) / 8:
+ * the kmalloc fast path's one load from size to cache (the kernel's
+ * size_index[], which stops at 192 and leaves the rest to fls()).  Entries
+ * past KMALLOC_SHIFT_HIGH are never read (the callers test the range).
+ */
+const unsigned char kmalloc_size_index[KMALLOC_SIZE_INDEX_MAX / 8] = {
+	[0] = SIZE_INDEX(3),			/* 8 */
+	[1] = SIZE_INDEX(4),			/* 16 */
+	[2 ... 3] = SIZE_INDEX(5),		/* 24, 32 */
+	[4 ... 7] = SIZE_INDEX(6),		/* 40 .. 64 */
+	[8 ... 11] = 1,				/* 72 .. 96 */
+	[12 ... 15] = 7,			/* 104 .. 128 */
+	[16 ... 23] = 2,			/* 136 .. 192 */
+	[24 ... 31] = 8,			/* 200 .. 256 */
+	[32 ... 63] = 9,			/* .. 512 */
+	[64 ... 127] = 10,			/* .. 1k */
+	[128 ... 255] = 11,			/* .. 2k */
+	[256 ... 511] = 12,			/* .. 4k */
+	[512 ... 1023] = 13,			/* .. 8k */
+};
+_Static_assert(KMALLOC_SIZE_INDEX_MAX == 8192, "kmalloc_size_index[] is written for 8k");
 
 void setup_kmalloc_cache_index_table(void)
 {
-	unsigned int i;
+	size_t size;
 
-	for (i = 8; i < KMALLOC_MIN_SIZE; i += 8)
-		kmalloc_size_index[size_index_elem(i)] = KMALLOC_SHIFT_LOW;
+	for (size = 1; size <= KMALLOC_SIZE_INDEX_MAX; size++)
+		if (kmalloc_size_index[(size - 1) / 8] != kmalloc_index(size))
+			slab_panic("kmalloc_size_index[] gives %u for size %zu, not %d\n",
+				   kmalloc_size_index[(size - 1) / 8], size, kmalloc_index(size));
 }
 
 struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)

@@ -114,9 +114,10 @@
  *    (CONFIG_SLAB_FREELIST_RANDOM).  docs/debugging.md has the costs.
  *
  * 8. Files.  slub.c is the allocator: slabs, their states, the alloc and
- *    free paths, flushing, fork.  slub_cache.c sizes caches (calculate_sizes,
- *    calculate_order, the slub_* options), creates, shrinks and destroys
- *    them, fills slabinfo and bootstraps SLUB.  slub_debug.c is the debug
+ *    free paths, flushing, fork.  slub_sheaf.c is how a sheaf gives its
+ *    objects back and finds double frees (§10).  slub_cache.c sizes caches
+ *    (calculate_sizes, calculate_order, the slub_* options), creates,
+ *    shrinks and destroys them, fills slabinfo and bootstraps SLUB.  slub_debug.c is the debug
  *    path, its checks, reports and validate.  slub_internal.h holds what
  *    they share.
  *
@@ -137,26 +138,25 @@
  *    kmem_cache_validate() can compare them.  calculate_sizes reserves the
  *    room; setup_slab_debug/setup_object_debug fill new slabs' patterns.
  *
- * 10. The cpu sheaf (after Linux 6.18's per-CPU sheaves; 5.17 has none).
- *    A free that is not of the cpu slab would cost a cmpxchg_double on
- *    the object's slab (__slab_free), one per object, and a server that
- *    frees objects of many slabs pays it on nearly every free.  Instead
- *    such an object, once checked (object_slab_checked) and uncharged,
- *    goes into c->sheaf, an array only the owner touches: no lock, no
- *    atomic.  The slow path of allocation takes the sheaf's newest object
- *    before it looks at any slab; a full sheaf gives its older half back
- *    to the slabs, each slab's objects as one chain (one cmpxchg per slab,
- *    or none for the cpu slab).  Objects in a sheaf count as in use in
- *    their slabs, as objects on c->freelist do; __flush_cpu_slab gives the
- *    sheaf back first (shrink, thread exit, destroy).  Its capacity is per
- *    cache (s->sheaf_capacity: SLUB_SHEAF_MAX objects, fewer for big ones,
- *    slub_sheaf=0 turns it off); debug-path caches have none.  The sheaf
- *    stores no free pointer in the objects, so a write after free to one
- *    corrupts nothing.  Double frees: pushing the sheaf's top again is
- *    reported at once (the kernel's naive check); an object in the sheaf
- *    twice is reported when it is given back (sheaf_flush) unless the first
- *    copy was handed out before: then, as a double free onto a freelist
- *    that is not the head, it goes unseen without debug options.
+ * 10. The cpu sheaf (after Linux 6.18's per-CPU sheaves; 5.17 has none;
+ *    slub_sheaf.c tells it all).  A free that is not of the cpu slab,
+ *    once checked (object_slab_checked's exact test) and uncharged, goes
+ *    into c->sheaf, an array only the owner touches: no lock, no atomic,
+ *    instead of a cmpxchg_double on the object's slab.  slab_free_slow
+ *    does that with no call for a valid object, against c->sheaf's
+ *    remembered slab in a run of one slab's objects; anything else goes
+ *    to slab_free_general.  The alloc fast path's miss (__slab_alloc)
+ *    pops the sheaf's newest object first, with no frame.  A full sheaf
+ *    gives everything back (sheaf_flush): each slab's objects as one
+ *    chain, by sheaf_chain_give_back (one __slab_free, or onto
+ *    c->freelist for the cpu slab).  Objects in a sheaf count as in use
+ *    in their slabs, as objects on c->freelist do; __flush_cpu_slab gives
+ *    the sheaf back first (shrink, thread exit, destroy); on a CPU asked
+ *    to flush, its next free or alloc slow path honours the request.  A
+ *    free of the sheaf's top object is reported at once (the naive double
+ *    free); an object deeper in the sheaf twice, when the sheaf gives its
+ *    objects back, before it is linked twice.  Debug-path caches have no
+ *    sheaf.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -176,7 +176,7 @@ const char *const allocator_name = "slub";
 #define GFP_CONSTRAINT_MASK	(__GFP_HARDWALL | __GFP_THISNODE)
 
 /*
- * Per cache and CPU.  The first three words are all the fast paths touch.
+ * Per cache and CPU.  The first seven words are all the fast paths touch.
  * A CPU id's storage passes to the next thread that gets the id in the
  * state the exiting thread left it: empty (see slub_cpu_dead).
  */
@@ -187,31 +187,40 @@ struct kmem_cache_cpu {
 	unsigned long slab_span;	/* bytes from slab_start past the last object; 0 if none (owner) */
 	struct slab *slab;		/* the cpu slab (frozen) or NULL (owner; changed under lock) */
 	struct obj_cgroup **objcgs;	/* the cpu slab's vector slots (memcontrol.h) for the
-					 * accounted fast paths, or NULL: none when installed
-					 * or when the accounted alloc slow path last looked.
-					 * Never another slab's.  NULL may be stale (another
-					 * thread may attach a vector to an object it took
-					 * before): the alloc then takes the slow path, which
-					 * looks again, and the free, which tests
-					 * slab->memcg_data, finds the vector there (owner) */
+					 * accounted alloc fast path, or NULL: none when
+					 * installed or when the accounted alloc slow path
+					 * last looked.  Never another slab's.  NULL may be
+					 * stale (another thread may attach a vector to an
+					 * object it took before): the alloc then takes the
+					 * slow path, which looks again (owner) */
+	unsigned long objcgs_objects;	/* slab_objects if objcgs is set, else 0: the one
+					 * test of the accounted alloc fast path (owner) */
 	struct slab *partial;		/* chain of frozen partial slabs (lock; owner peeks racily) */
 	bool flush_request;		/* kmem_cache_shrink wants the cpu slab back (atomic) */
 	spinlock_t lock;		/* the slow path's lock: partial, changes of slab */
-	unsigned int sheaf_nr;		/* objects in sheaf (owner; others READ_ONCE) */
-	void *sheaf[SLUB_SHEAF_MAX];	/* objects this CPU freed, not of its cpu slab,
-					 * still in use for their slabs (owner; §10) */
 	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* CONFIG_SLUB_STATS counts (owner) */
+	struct slub_sheaf sheaf;	/* objects this CPU freed, not of its cpu slab, with
+					 * room for s->sheaf_capacity (owner; §10) */
 };
 
-static void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int nr);
+static void sheaf_flush_all(struct kmem_cache *s, struct kmem_cache_cpu *c);
+
+/* May the alloc slow path take from c's sheaf first?  Not when empty, nor
+ * when a flush is asked for (___slab_alloc honours it).  A debug-path
+ * cache never has objects there. */
+static inline bool sheaf_ready(const struct kmem_cache_cpu *c)
+{
+	return c->sheaf.nr && likely(!READ_ONCE(c->flush_request));
+}
 
 /* The newest object of c's sheaf (not empty; owner). */
 static inline void *sheaf_pop(struct kmem_cache_cpu *c)
 {
-	unsigned int nr = c->sheaf_nr - 1;
+	unsigned int nr = c->sheaf.nr - 1;
 
-	WRITE_ONCE(c->sheaf_nr, nr);
-	return c->sheaf[nr];
+	WRITE_ONCE(c->sheaf.nr, nr);
+	c->sheaf.slab_objects = 0;	/* why: it may have kept that slab a slab of s */
+	return c->sheaf.entries[nr].object;
 }
 
 /* ======================= small helpers ======================= */
@@ -511,6 +520,47 @@ static struct slab *alloc_slab_page(gfp_t flags, int node, struct kmem_cache_ord
 	return folio_slab(folio);
 }
 
+/*
+ * The objects of a new slab of oo.  All of them, but for a size class
+ * (SLAB_KMALLOC: kmalloc's caches and the malloc drop-in's) that is still
+ * small: then only the objects of the first pages, enough for twice the
+ * objects the node has already, and the rest of the slab lies unused.
+ *
+ * why: a new slab has each of its objects written (the free pointers),
+ * which makes every page of it resident, and a program touches dozens of
+ * size classes, most of them lightly: each would hold a whole slab of
+ * touched memory per CPU (64 KiB for the larger classes; peak RSS of git
+ * under the drop-in 12.4 -> 11.1 MiB, sqlite3 10.8 -> 10.3).  The pages
+ * past the last object are never written, so they cost address space only,
+ * and the slab keeps its order, so every count of pages (slabinfo, the
+ * memory map picture) stays num_slabs << order.  Once the doubling asks for
+ * half a slab or more, slabs are whole: a busy class's fast paths then run
+ * on whole slabs, and the few small ones stay out of the way (they would
+ * join the rotation of a batch larger than a slab).  For the same reason a
+ * class of 16 objects a slab or fewer (4 KiB objects and up) gets whole
+ * slabs (fastpath, batches of 64 4-KiB blocks: +12% instructions else).
+ * The debug path (check_counts wants whole slabs) and caches made for one
+ * type of object always get whole slabs.  One node: node 0's count.
+ */
+#define SLAB_RAMP_MIN_OBJECTS	17	/* classes with fewer a slab: no ramp */
+
+static unsigned int slab_objects_ramp(const struct kmem_cache *s,
+				      struct kmem_cache_order_objects oo)
+{
+	const struct kmem_cache_node *n = get_node(s, 0);
+	unsigned int whole = oo_objects(oo);
+	unsigned long want, pages;
+
+	if (!(s->flags & SLAB_KMALLOC) || whole < SLAB_RAMP_MIN_OBJECTS ||
+	    unlikely(slab_debug_path(s) || !n))
+		return whole;
+	want = max(2 * (unsigned long)atomic_long_read(&n->total_objects), 1UL);
+	if (2 * want >= whole)
+		return whole;
+	pages = DIV_ROUND_UP(want * s->size, PAGE_SIZE);
+	return (unsigned int)(pages * PAGE_SIZE / s->size);
+}
+
 /* A frozen slab with every object on slab->freelist and inuse = objects. */
 static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
@@ -531,7 +581,7 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 			return NULL;
 		stat(s, ORDER_FALLBACK);
 	}
-	slab->objects = oo_objects(oo);
+	slab->objects = slab_objects_ramp(s, oo);
 	slab->slab_cache = s;
 	if (unlikely(kmem_cache_debug(s)))
 		setup_slab_debug(s, slab);
@@ -744,6 +794,14 @@ static void *get_partial_node(struct kmem_cache *s, struct kmem_cache_node *n,
 
 /* ======================= the cpu slab ======================= */
 
+/* The cpu slab's vector slots (NULL: none known) for the accounted alloc
+ * fast path, with the object count its one test compares with. */
+static void cpu_slab_set_objcgs(struct kmem_cache_cpu *c, struct obj_cgroup **slots)
+{
+	WRITE_ONCE(c->objcgs, slots);
+	WRITE_ONCE(c->objcgs_objects, slots ? c->slab_objects : 0);
+}
+
 static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *c,
 			     struct slab *slab, void *freelist)
 {
@@ -751,7 +809,7 @@ static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *
 	WRITE_ONCE(c->slab_objects, slab_counters(slab).objects);
 	WRITE_ONCE(c->slab_span, (unsigned long)slab_counters(slab).objects * s->size);
 	WRITE_ONCE(c->slab, slab);
-	WRITE_ONCE(c->objcgs, slab_objcgs_slots(slab));
+	cpu_slab_set_objcgs(c, slab_objcgs_slots(slab));
 	WRITE_ONCE(c->freelist, freelist);
 }
 
@@ -761,7 +819,7 @@ static void cpu_slab_clear(struct kmem_cache_cpu *c)
 	WRITE_ONCE(c->slab_objects, 0);	/* no address is an object of no slab */
 	WRITE_ONCE(c->slab_span, 0);
 	WRITE_ONCE(c->slab, NULL);
-	WRITE_ONCE(c->objcgs, NULL);
+	cpu_slab_set_objcgs(c, NULL);
 	WRITE_ONCE(c->freelist, NULL);
 }
 
@@ -911,7 +969,7 @@ static void __flush_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	WRITE_ONCE(c->flush_request, false);
 	/* why first: its objects may go to c's cpu slab or partial chain */
-	sheaf_flush(s, c, c->sheaf_nr);
+	sheaf_flush_all(s, c);
 	flush_slab(s, c);
 	unfreeze_partials_cpu(s, c);
 }
@@ -933,7 +991,7 @@ void flush_all(struct kmem_cache *s)
 			continue;
 		}
 		unfreeze_partials_cpu(s, c);
-		if (READ_ONCE(c->slab) || READ_ONCE(c->sheaf_nr))
+		if (READ_ONCE(c->slab) || READ_ONCE(c->sheaf.nr))
 			WRITE_ONCE(c->flush_request, true);
 	}
 }
@@ -949,8 +1007,11 @@ void flush_all_cpus_locked(struct kmem_cache *s)
 
 bool alloc_kmem_cache_cpus(struct kmem_cache *s)
 {
-	/* zeroed storage is the empty state, lock included (check_zeroed_lock) */
-	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
+	/* zeroed storage is the empty state, lock included (check_zeroed_lock);
+	 * the sheaf has the room of s's capacity (§10) */
+	s->cpu_slab = __alloc_percpu(offsetof(struct kmem_cache_cpu, sheaf.entries) +
+				     s->sheaf_capacity * sizeof(struct sheaf_entry),
+				     __alignof__(struct kmem_cache_cpu));
 	return s->cpu_slab != NULL;
 }
 
@@ -1078,7 +1139,7 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	stat(s, ALLOC_SLOWPATH);
 	if (unlikely(READ_ONCE(c->flush_request)))
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
-	if (c->sheaf_nr)
+	if (c->sheaf.nr)
 		return sheaf_pop(c);
 	for (;;) {
 		if (c->slab) {
@@ -1183,8 +1244,8 @@ static void *slab_alloc_one(struct kmem_cache *s, gfp_t gfpflags, int node,
 	return slab_alloc_nocpu(s, gfpflags, node);
 }
 
-static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
-				   unsigned long addr)
+static noinline void *__slab_alloc_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+					unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 	void *object;
@@ -1195,6 +1256,18 @@ static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int nod
 	if (likely(object) && unlikely(gfpflags & __GFP_ZERO))
 		memset(object, 0, READ_ONCE(s->object_size));
 	return object;
+}
+
+/* The fast path's miss: the newest object this CPU freed (§10), a pop with
+ * no frame; the slow path else (which takes the sheaf's for __GFP_ZERO). */
+static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+				   unsigned long addr)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+
+	if (likely(c) && sheaf_ready(c) && likely(!(gfpflags & __GFP_ZERO)))
+		return sheaf_pop(c);
+	return __slab_alloc_slow(s, gfpflags, node, addr);
 }
 
 /* ======================= free slow path ======================= */
@@ -1224,13 +1297,13 @@ static void slab_free_listed(struct kmem_cache *s, struct kmem_cache_node *n, st
 }
 
 /*
- * Free head..tail (cnt objects of one slab, linked) onto the slab's own
- * freelist.  A full unfrozen slab is frozen onto the freeing CPU's partial
- * chain (c; NULL for a thread without a CPU: it is listed instead); a slab
- * that becomes empty may go back to the page allocator.
+ * __slab_free when the slab may change state: it is not frozen and was
+ * full or becomes empty.  A full unfrozen slab is frozen onto the freeing
+ * CPU's partial chain (c; NULL for a thread without a CPU: it is listed
+ * instead); a slab that becomes empty may go back to the page allocator.
  */
-static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
-			void *head, void *tail, unsigned int cnt)
+static noinline void __slab_free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				      struct slab *slab, void *head, void *tail, unsigned int cnt)
 {
 	bool cpu_partial = c && kmem_cache_has_cpu_partial(s), was_frozen;
 	struct kmem_cache_node *n = NULL;
@@ -1269,93 +1342,136 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 	slab_free_listed(s, n, slab, prior, new, cpu_partial);
 }
 
+/* cmpxchg_double_slab of a cache with __CMPXCHG_DOUBLE. */
+static __always_inline bool cmpxchg_double_slab_fast(const struct kmem_cache *s,
+				struct slab *slab, void *freelist_old, unsigned long counters_old,
+				void *freelist_new, unsigned long counters_new)
+{
+	if (likely(cmpxchg_double((u128 *)&slab->freelist, slab_pair(freelist_old, counters_old),
+				  slab_pair(freelist_new, counters_new))))
+		return true;
+	stat(s, CMPXCHG_DOUBLE_FAIL);
+	return false;
+}
+
+/*
+ * Free head..tail (cnt objects of one slab, linked) onto the slab's own
+ * freelist: one cmpxchg_double when the slab keeps its state (frozen, or
+ * partial and not emptied), the common case; __slab_free_slow else, and
+ * for a cache without __CMPXCHG_DOUBLE.
+ */
+static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			void *head, void *tail, unsigned int cnt)
+{
+	union slab_counters old, new;
+	void *prior;
+
+	if (unlikely(!(s->flags & __CMPXCHG_DOUBLE)))
+		goto slow;
+	do {
+		prior = READ_ONCE(slab->freelist);
+		old = slab_counters(slab);
+		new = old;
+		new.inuse -= cnt;
+		if (unlikely(!old.frozen && (!new.inuse || !prior)))
+			goto slow;
+		set_freepointer(s, tail, prior);
+	} while (!cmpxchg_double_slab_fast(s, slab, prior, old.counters, head, new.counters));
+	stat(s, FREE_SLOWPATH);
+	if (old.frozen)
+		stat(s, FREE_FROZEN);
+	return;
+slow:
+	__slab_free_slow(s, c, slab, head, tail, cnt);
+}
+
 /* ======================= the cpu sheaf (§10) ======================= */
 
-/* x was freed while it was in this CPU's sheaf: report and abort. */
-static noinline __cold __noreturn void sheaf_double_free(const struct kmem_cache *s, void *x)
+/* The double free report of the sheaf (slub_internal.h). */
+noinline __cold __noreturn void sheaf_double_free(const struct kmem_cache *s, void *x)
 {
 	double_free_abort(s, x, "it is in this CPU's sheaf", "sheaf");
 }
 
-/* Is x one of the n objects of chain[]?  Then it was freed twice. */
-static void sheaf_check_repeat(const struct kmem_cache *s, void *const *chain, unsigned int n,
-			       void *x)
+/* Is x on top of c's sheaf?  Then it is freed twice in a row: the
+ * kernel's naive check, a compare with no access to x (deeper repeats are
+ * found when the sheaf gives its objects back, slub_sheaf.c §6). */
+static __always_inline bool sheaf_top_is(const struct kmem_cache_cpu *c, const void *x)
 {
-	while (n--)
-		if (unlikely(chain[n] == x))
-			sheaf_double_free(s, x);
+	unsigned int nr = c->sheaf.nr;
+
+	return nr && c->sheaf.entries[nr - 1].object == x;
 }
 
-/* Give back the oldest nr objects of c's sheaf: each slab's objects as one
- * chain, onto c->freelist if it is the cpu slab, else by __slab_free.  By
- * the owner, or by anyone when the owner is gone or the cache unused.  An
- * object in the sheaf twice (freed twice) is reported before it is linked:
- * linked twice, it would make its slab's count of objects in use too low. */
-static void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int nr)
+/* Keep x of slab in c's sheaf (room checked, x checked). */
+static __always_inline void sheaf_store(struct kmem_cache_cpu *c, struct slab *slab, void *x)
 {
-	struct slab *slabs[SLUB_SHEAF_MAX];
-	void *chain[SLUB_SHEAF_MAX];
-	unsigned int i, j, cnt, left = c->sheaf_nr - nr;
-	void *head, *tail;
+	unsigned int nr = c->sheaf.nr;
 
-	for (i = 0; i < nr; i++)
-		slabs[i] = virt_to_slab(c->sheaf[i]);
-	for (i = 0; i < nr; i++) {
-		if (!slabs[i])
-			continue;	/* taken into an earlier chain */
-		head = tail = chain[0] = c->sheaf[i];
-		cnt = 1;
-		for (j = i + 1; j < nr; j++) {
-			if (slabs[j] != slabs[i])
-				continue;
-			sheaf_check_repeat(s, chain, cnt, c->sheaf[j]);
-			set_freepointer(s, c->sheaf[j], head);
-			head = chain[cnt++] = c->sheaf[j];
-			slabs[j] = NULL;
-		}
-		if (slabs[i] == c->slab) {
-			set_freepointer(s, tail, c->freelist);
-			WRITE_ONCE(c->freelist, head);
-		} else {
-			__slab_free(s, c, slabs[i], head, tail, cnt);
-		}
-	}
-	memmove(c->sheaf, c->sheaf + nr, left * sizeof(c->sheaf[0]));
-	WRITE_ONCE(c->sheaf_nr, left);
+	c->sheaf.entries[nr] = (struct sheaf_entry){ x, slab };
+	WRITE_ONCE(c->sheaf.nr, nr + 1);
 }
 
-/* Keep x (an object of s, checked, not of the cpu slab) in c's sheaf; a
- * full sheaf first gives back its older half.  x on top of the sheaf is the
- * naive double free (reported); deeper repeats are found by sheaf_flush. */
-static void sheaf_push(struct kmem_cache *s, struct kmem_cache_cpu *c, void *x)
+/* Push head..tail (objects of the cpu slab, linked) onto c->freelist; a
+ * tail that heads it already is the naive double free (set_freepointer). */
+static inline void cpu_freelist_push(const struct kmem_cache *s, struct kmem_cache_cpu *c,
+				     void *head, void *tail)
 {
-	unsigned int nr = c->sheaf_nr;
+	set_freepointer(s, tail, c->freelist);
+	WRITE_ONCE(c->freelist, head);
+}
 
-	if (nr && unlikely(c->sheaf[nr - 1] == x))
+/* A chain of one slab's objects out of c's sheaf (slub_internal.h). */
+void sheaf_chain_give_back(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			   void *head, void *tail, unsigned int cnt)
+{
+	if (slab == c->slab)
+		cpu_freelist_push(s, c, head, tail);
+	else
+		__slab_free(s, c, slab, head, tail, cnt);
+}
+
+/* Empty c's sheaf (shrink, thread exit, destroy). */
+static void sheaf_flush_all(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	/* why a loop: a nested free may refill it (slub_sheaf.c §5) */
+	while (c->sheaf.nr)
+		sheaf_flush(s, c, &c->sheaf);
+}
+
+/*
+ * Keep x (an object of s, checked, uncharged, of slab, which is not the
+ * cpu slab) in c's sheaf; a full sheaf first gives everything back.  x on
+ * top of the sheaf is reported (a double free).  False, nothing done, if x
+ * must go to its slab: no sheaf, a flush asked for, or a sheaf refilled
+ * meanwhile.
+ */
+static bool sheaf_push(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab, void *x)
+{
+	if (!s->sheaf_capacity || READ_ONCE(c->flush_request))
+		return false;
+	if (unlikely(sheaf_top_is(c, x)))
 		sheaf_double_free(s, x);
-	if (unlikely(nr >= s->sheaf_capacity)) {
-		sheaf_flush(s, c, (nr + 1) / 2);
-		nr = c->sheaf_nr;
+	if (c->sheaf.nr >= s->sheaf_capacity) {
+		sheaf_flush(s, c, &c->sheaf);
+		if (unlikely(c->sheaf.nr >= s->sheaf_capacity))
+			return false;	/* refilled by a nested free */
 	}
-	c->sheaf[nr] = x;
-	WRITE_ONCE(c->sheaf_nr, nr + 1);
+	sheaf_store(c, slab, x);
+	return true;
 }
 
-/* Free head..tail of slab from this thread: onto c->freelist if it is the
- * cpu slab, else onto the slab (__slab_free). */
-static void do_slab_free(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
-			 unsigned int cnt)
+/*
+ * Free head..tail (cnt objects of slab, linked) by this thread, bypassing
+ * the sheaf: onto c->freelist if slab is the cpu slab, else onto the slab
+ * (__slab_free).  c may be NULL (a thread without a CPU id).
+ */
+static void do_slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			 void *head, void *tail, unsigned int cnt)
 {
-	struct kmem_cache_cpu *c = this_cpu_slab(s);
-
 	if (likely(c) && slab == c->slab) {
-		set_freepointer(s, tail, c->freelist);
-		WRITE_ONCE(c->freelist, head);
+		cpu_freelist_push(s, c, head, tail);
 		stat(s, FREE_FASTPATH);
-		return;
-	}
-	if (likely(c) && cnt == 1 && s->sheaf_capacity && likely(!READ_ONCE(c->flush_request))) {
-		sheaf_push(s, c, head);
 		return;
 	}
 	__slab_free(s, c, slab, head, tail, cnt);
@@ -1363,8 +1479,20 @@ static void do_slab_free(struct kmem_cache *s, struct slab *slab, void *head, vo
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
 }
 
-static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
-				    unsigned long addr)
+/* Free head..tail (cnt objects of slab, linked) from this thread: a single
+ * object into the sheaf unless it is of the cpu slab.  c: this_cpu_slab. */
+static void slab_free_chain(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			    void *head, void *tail, unsigned int cnt)
+{
+	if (likely(c) && cnt == 1 && slab != c->slab && sheaf_push(s, c, slab, head))
+		return;
+	do_slab_free(s, c, slab, head, tail, cnt);
+}
+
+/* slab_free_slow in full: validate x (a misuse is reported before anything
+ * is written), uncharge it, the debug path, then slab_free_chain. */
+static noinline void slab_free_general(struct kmem_cache *s, void *x, const char *fn,
+				       unsigned long addr)
 {
 	struct slab *slab;
 
@@ -1377,7 +1505,83 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
 	if (unlikely(slab_debug_path(s)))
 		slab_free_debug(s, slab, x, addr);
 	else
-		do_slab_free(s, slab, x, x, 1);
+		slab_free_chain(s, this_cpu_slab(s), slab, x, x, 1);
+}
+
+/* Remember slab, whose object x was just stored, for the next frees
+ * (owner): x keeps it a slab of s while it is in the sheaf. */
+static __always_inline void sheaf_slab_remember(const struct kmem_cache *s,
+						struct kmem_cache_cpu *c, struct slab *slab)
+{
+	c->sheaf.slab = slab;
+	c->sheaf.slab_start = (unsigned long)slab_objects_start(s, slab);
+	c->sheaf.slab_objects = slab_counters(slab).objects;
+}
+
+/* x's slab if x is an object of s, without a report: by looking the slab up
+ * and testing x as object_slab_checked does.  NULL: not proven (x NULL
+ * too; slab_free_general looks again and reports). */
+static __always_inline struct slab *object_slab_quiet(const struct kmem_cache *s, void *x)
+{
+	struct slab *slab = virt_to_slab(x);
+
+	if (unlikely(!slab || slab->slab_cache != s || !object_in_slab(s, slab, x)))
+		return NULL;
+	return slab;
+}
+
+/*
+ * Store x (a valid object of slab, of s) in c's sheaf if nothing rare is
+ * in the way: a charge, the cpu slab (the fast path's naive double free,
+ * or an uncharge it could not do), a full sheaf, a flush request, x on
+ * top of the sheaf.  why no access to x: a cold object would make every
+ * such free wait for memory (the drop-in freeing a batch of 100000 in
+ * random order took a third longer when this read x's free pointer word).
+ */
+static __always_inline bool sheaf_push_quick(const struct kmem_cache *s,
+					     struct kmem_cache_cpu *c, struct slab *slab, void *x)
+{
+	if (unlikely(slab_has_objcgs(slab)) || unlikely(slab == c->slab) ||
+	    unlikely(c->sheaf.nr >= s->sheaf_capacity || READ_ONCE(c->flush_request)) ||
+	    unlikely(sheaf_top_is(c, x)))
+		return false;
+	sheaf_store(c, slab, x);
+	return true;
+}
+
+/*
+ * A free the fast path did not take, in the common case: x, a valid object
+ * of s (object_slab_checked's exact test), goes into the sheaf
+ * (sheaf_push_quick).  Anything else goes to slab_free_general, which looks
+ * again and reports: a bad pointer, a debug-path cache (no sheaf), no CPU
+ * yet, and what sheaf_push_quick refuses.  why the remembered slab: in a
+ * run of frees of one slab's objects, the common case, the exact test is
+ * made against the sheaf's remembered slab, one multiply and a compare,
+ * with no look-up of the slab.  Budget then: one TLS load, that test, the
+ * slab's memcg_data, the sheaf's room and top, and the entry; no call, no
+ * stack frame, no access to x.
+ */
+static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
+				    unsigned long addr)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	struct slab *slab;
+
+	if (unlikely(!c))
+		goto general;
+	if (likely(obj_offset_index(s, (unsigned long)x - c->sheaf.slab_start) <
+		   c->sheaf.slab_objects)) {
+		if (likely(sheaf_push_quick(s, c, c->sheaf.slab, x)))
+			return;
+		goto general;
+	}
+	slab = object_slab_quiet(s, x);
+	if (likely(slab) && likely(sheaf_push_quick(s, c, slab, x))) {
+		sheaf_slab_remember(s, c, slab);
+		return;
+	}
+general:
+	slab_free_general(s, x, fn, addr);
 }
 
 /* ======================= the fast paths ======================= */
@@ -1385,62 +1589,87 @@ static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *f
 /*
  * Call tree (fast paths are inlined into the exported functions):
  *
- *   kmem_cache_alloc / _node / __kmalloc(_node) / kmem_cache_alloc_bulk
+ *   kmem_cache_alloc / _node / kmem_cache_alloc_orig (malloc's)
  *     slab_alloc_node        pop c->freelist                     [fast]
- *       slab_alloc_node_memcg  __GFP_ACCOUNT or SLAB_ACCOUNT: charge the
- *                            memory cgroup, pop, record (memcontrol.h);
- *                            without a call if the stock pays and the cpu
- *                            slab's vector is at hand (c->objcgs), else
+ *       slab_alloc_node_memcg  SLAB_ACCOUNT: charge the memory cgroup,
+ *                            pop, record (memcontrol.h); without a call
+ *                            if the stock pays and the cpu slab's vector
+ *                            is at hand (c->objcgs), else
  *         slab_alloc_node_memcg_slow  charge, allocate, record by calls
- *       __slab_alloc         no CPU yet, the cpu freelist empty (or its
+ *       slab_alloc_node_slow __GFP_ACCOUNT or __GFP_ZERO: the same pops
+ *                            out of line, so that the fast path tests
+ *                            both flags at once
+ *       __slab_alloc         the sheaf's newest object (§10): a pop; else
+ *         __slab_alloc_slow  no CPU yet, the cpu freelist empty (or its
  *         slab_alloc_one     head corrupt), or a debug-path cache:
  *           slab_alloc_debug debug, failslab, memcheck (slub_debug.c)
  *           ___slab_alloc    remote frees (get_freelist) -> partial chain
  *                            -> get_partial_node -> new_slab
  *           slab_alloc_nocpu thread without a CPU id: under list_lock
+ *   __kmalloc / _node        the cache by one table load, then the pop
+ *                            (kmalloc-cg-<n>: the accounted pop)     [fast]
+ *     kmalloc_refill         the pop failed: memcheck, the kmalloc red
+ *                            zone, the accounted slow path, __slab_alloc
+ *     kmalloc_slow           size 0, large, before the kmalloc caches
  *   kmem_cache_free / kfree / kmem_cache_free_keep_errno (malloc's free)
- *     slab_free              push onto c->freelist if x is in the cpu slab [fast]
+ *     slab_free_fast         push onto c->freelist if x is in the cpu slab [fast]
  *                            (a charged x: uncharged into the CPU's stock)
- *       slab_free_slow       validate x (object_slab_checked), then
- *         slab_free_debug    a debug-path cache (slub_debug.c), or
- *         do_slab_free       the cpu slab after all, or
- *           __slab_free      cmpxchg_double onto slab->freelist; freeze a
+ *       slab_free_slow       a valid, uncharged x of another slab into the
+ *                            sheaf (§10), with no call; anything else:
+ *         slab_free_general  validate x (object_slab_checked), then
+ *           slab_free_debug  a debug-path cache (slub_debug.c), or
+ *           sheaf_push       the sheaf (a full one gives all back first), or
+ *           do_slab_free     the cpu slab after all, or
+ *             __slab_free    cmpxchg_double onto slab->freelist; freeze a
  *                            full slab onto this CPU's chain; free empties
- *   kmem_cache_free_bulk -> build_detached_freelist -> do_slab_free
+ *   kmem_cache_free_bulk -> build_detached_freelist -> slab_free_chain
  *
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
  * head and check it lies in the cpu slab (hardened: subtract, one compare
  * with the slab's span; else a NULL test), decode its free pointer (load,
- * two XORs, bswap), one store, a test of the gfp flags.  free: find c,
- * check x is an object start of the cpu slab (subtract, the exact-division
- * multiply, rotate, one compare with the slab's object count), a compare
- * with the freelist head (naive double free), encode, two stores.  No
- * lock, no atomic read-modify-write, no call.
- * Debug-path caches never have a cpu slab, so they fail that test on
- * either path.  Memory cgroups add one test to each: __GFP_ACCOUNT or
- * SLAB_ACCOUNT (s->flags, in the line the alloc reads), and the cpu slab's
- * memcg_data (its struct page) on the free.
+ * two XORs, bswap), one store, one test of the gfp flags (__GFP_ACCOUNT
+ * and __GFP_ZERO) and one of s->flags (SLAB_ACCOUNT).  kmalloc: a range
+ * test, the table load of the cache's index, one test of the gfp flags
+ * (those that pick another row, and __GFP_ZERO), the cache's load and NULL
+ * test (before the caches exist), then the pop; no test of s->flags (a
+ * kmalloc-<n> cache is never SLAB_ACCOUNT).  free: find c, check x is an
+ * object start of the cpu slab (subtract, the exact-division multiply,
+ * rotate, one compare with the slab's object count), a compare with the
+ * freelist head (naive double free), a test of the slab's memcg_data,
+ * encode, two stores.  kfree first finds the slab: the arena range test
+ * (which also sends NULL and ZERO_SIZE_PTR out), the head page, its
+ * PG_slab test, the cache.  No lock, no atomic read-modify-write, no
+ * call, and no stack frame: the return address slow paths record is read
+ * on their branches only (slab_ret_ip).  Debug-path caches never have a
+ * cpu slab (nor any cache in memcheck mode), so they fail the pop's and
+ * the free's tests; kmalloc_refill and slab_free_slow take them from there.
+ * Memory cgroups: the accounted pop tests that the stock caches the
+ * thread's objcg and pays for the object, and one compare (with
+ * c->objcgs_objects) checks the head and that the cpu slab's vector is at
+ * hand; the free of an object of a slab with a vector finds its slot from
+ * memcg_data and the index its test computed, and gives the bytes back to
+ * the stock.
  */
 
-/* Index of x in the cpu slab: below c->slab_objects iff x is an object of
- * it (the owner's plain-read form of cpu_slab_has_object). */
+/*
+ * The return address a slow path records (owner tracks, reports): addr,
+ * or for 0 -- what the exported functions pass, a constant once inlined --
+ * the exported function's own.  why not _RET_IP_ at the top of each
+ * exported function: read there, it costs every call a stack frame; read
+ * on the slow branches only, the fast path needs none, and the slow
+ * path's own frame record names the program's frame, which track.c's
+ * walk looks for.
+ */
+#define slab_ret_ip(addr)	((addr) ? (addr) : _RET_IP_)
+
+/* Index of x in the cpu slab: below c->slab_objects iff x is an object
+ * start of it (obj_offset_index()'s exact division; without a cpu slab the
+ * count is 0 and nothing passes).  Plain reads: only c's owner, the
+ * caller, changes c's cpu slab fields. */
 static __always_inline unsigned long cpu_slab_index(const struct kmem_cache *s,
 						    const struct kmem_cache_cpu *c, const void *x)
 {
 	return obj_offset_index(s, (unsigned long)x - c->slab_start);
-}
-
-/*
- * Is x an object of the cpu slab?  One multiply, one compare: the
- * exact-division index of x's offset is below the slab's object count
- * only for an object start (any other offset gives an index above
- * s->size_limit); without a cpu slab the count is 0 and nothing passes.
- */
-static __always_inline bool cpu_slab_has_object(const struct kmem_cache *s,
-						const struct kmem_cache_cpu *c, const void *x)
-{
-	return obj_offset_index(s, (unsigned long)x - READ_ONCE(c->slab_start)) <
-	       READ_ONCE(c->slab_objects);
 }
 
 /*
@@ -1461,35 +1690,96 @@ static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache_cpu *
 {
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return object != NULL;
-	return (unsigned long)object - READ_ONCE(c->slab_start) < READ_ONCE(c->slab_span);
+	return (unsigned long)object - c->slab_start < c->slab_span;
+}
+
+/* Pop the head of c->freelist into *objectp; false, with nothing done, if
+ * it may not be handed out (empty, or corrupt: the slow path reports it). */
+static __always_inline bool cpu_freelist_pop(const struct kmem_cache *s, struct kmem_cache_cpu *c,
+					     void **objectp)
+{
+	void *object = c->freelist;
+
+	if (unlikely(!cpu_freelist_object_ok(c, object)))
+		return false;
+	WRITE_ONCE(c->freelist, get_freepointer(s, object));
+	*objectp = object;
+	return true;
+}
+
+/*
+ * The accounted pop: if this CPU's stock caches the thread's objcg and
+ * pays for the object, and the cpu slab's vector is at hand, pop the head
+ * of c->freelist into *objectp and record the objcg in its slot; else
+ * false, with nothing done.  One compare checks the head (hardened or not: only an object
+ * start of the cpu slab has an index below the count) and that the
+ * vector is known (c->objcgs_objects is 0 until then).  An objcg of NULL
+ * (no active group) matches only a stock that caches nothing and holds no
+ * bytes (memcontrol.h), so the payment turns it away.
+ */
+static __always_inline bool cpu_freelist_pop_memcg(const struct kmem_cache *s,
+						   struct kmem_cache_cpu *c, void **objectp)
+{
+	struct obj_stock *stock = this_obj_stock;
+	void *object = c->freelist;
+	unsigned long idx;
+	unsigned int left;
+
+	if (unlikely(!obj_stock_caches(stock, active_objcg)))
+		return false;
+	if (unlikely(__builtin_sub_overflow(stock->nr_bytes, obj_full_size(s), &left)))
+		return false;
+	idx = cpu_slab_index(s, c, object);
+	if (unlikely(idx >= c->objcgs_objects))
+		return false;
+	WRITE_ONCE(stock->nr_bytes, left);
+	WRITE_ONCE(c->freelist, get_freepointer(s, object));
+	/* why read again: one register less held across the tests */
+	WRITE_ONCE(c->objcgs[idx], READ_ONCE(stock->cached_objcg));
+	*objectp = object;
+	return true;
+}
+
+/* This thread's pop from s into *objectp, accounted or not; false
+ * (nothing done) when it has no CPU yet or the pop cannot be made. */
+static __always_inline bool slab_pop(struct kmem_cache *s, bool accounted, void **objectp)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+
+	if (unlikely(!c))
+		return false;
+	if (accounted)
+		return cpu_freelist_pop_memcg(s, c, objectp);
+	return cpu_freelist_pop(s, c, objectp);
 }
 
 /* __GFP_ZERO.  why out of line: the fast paths then make tail calls only,
- * and need no stack frame (the frame pointer is set up on slow paths). */
+ * and need no stack frame. */
 static noinline void *slab_zero_object(const struct kmem_cache *s, void *object)
 {
 	return memset(object, 0, READ_ONCE(s->object_size));
 }
 
-static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gfpflags,
-						  int node, unsigned long addr)
+/* A popped object, zeroed if gfpflags ask for it. */
+static __always_inline void *slab_popped(const struct kmem_cache *s, gfp_t gfpflags, void *object)
 {
-	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
-	void *object;
-
-	if (unlikely(!c))
-		return __slab_alloc(s, gfpflags, node, addr);	/* thread not attached yet */
-	object = READ_ONCE(c->freelist);
-	if (unlikely(!cpu_freelist_object_ok(c, object)))
-		return __slab_alloc(s, gfpflags, node, addr);
-	WRITE_ONCE(c->freelist, get_freepointer(s, object));
 	if (unlikely(gfpflags & __GFP_ZERO))
 		return slab_zero_object(s, object);
 	return object;
 }
 
+static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gfpflags,
+						  int node, unsigned long addr)
+{
+	void *object;
+
+	if (unlikely(!slab_pop(s, false, &object)))	/* no CPU yet, empty, debug path */
+		return __slab_alloc(s, gfpflags, node, slab_ret_ip(addr));
+	return slab_popped(s, gfpflags, object);
+}
+
 /* An allocation charged to the thread's memory cgroup (memcontrol.h), in
- * its general form: whatever slab_alloc_node_memcg cannot do inline. */
+ * its general form: whatever the accounted pop cannot do. */
 static noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
 						 unsigned long addr)
 {
@@ -1511,8 +1801,8 @@ static noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfp
 		if (likely(idx < c->slab_objects)) {
 			memcg_slab_post_alloc_idx(s, objcg, gfpflags, c->slab, (unsigned int)idx,
 						  object);
-			/* why: the vector may be new; the fast path finds it here */
-			WRITE_ONCE(c->objcgs, slab_objcgs_slots(c->slab));
+			/* why: the vector may be new; the accounted pop finds it here */
+			cpu_slab_set_objcgs(c, slab_objcgs_slots(c->slab));
 			return object;
 		}
 	}
@@ -1520,123 +1810,87 @@ static noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfp
 	return object;
 }
 
-/*
- * The accounted fast path: the thread has a group, its CPU's stock pays
- * for the object, and the cpu slab has its vector; then the object is
- * popped as slab_alloc_node_fast pops it and recorded in the slab's vector
- * at the index the pop's check computed.  No atomic, and no register to
- * save: node is NUMA_NO_NODE (slab_alloc_node sends the others to the
- * slow form), and the objcg is read back from the stock that matched it.
- */
-static noinline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags,
-					    unsigned long addr)
+/* The accounted allocation: the accounted pop, else its general form. */
+static __always_inline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags,
+						   int node, unsigned long addr)
 {
-	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
-	struct obj_cgroup **slot;
-	struct obj_stock *stock;
-	unsigned long idx;
-	unsigned int avail;
 	void *object;
 
-	if (unlikely(!c))
-		goto slow;
-	stock = this_obj_stock;
-	if (unlikely(!obj_stock_caches(stock, active_objcg)))
-		goto slow;
-	object = READ_ONCE(c->freelist);
-	idx = cpu_slab_index(s, c, object);
-	/* why this test hardened or not: it also gives the index */
-	if (unlikely(idx >= READ_ONCE(c->slab_objects)))
-		goto slow;
-	slot = READ_ONCE(c->objcgs);
-	if (unlikely(!slot))
-		goto slow;	/* no vector yet, or not seen yet */
-	slot += idx;
-	avail = stock->nr_bytes;
-	if (unlikely(avail < obj_full_size(s)))
-		goto slow;
-	WRITE_ONCE(stock->nr_bytes, avail - obj_full_size(s));
-	WRITE_ONCE(c->freelist, get_freepointer(s, object));
-	WRITE_ONCE(*slot, READ_ONCE(stock->cached_objcg));
-	if (unlikely(gfpflags & __GFP_ZERO))
-		return slab_zero_object(s, object);
-	return object;
-slow:
-	return slab_alloc_node_memcg_slow(s, gfpflags, NUMA_NO_NODE, addr);
+	if (unlikely(!slab_pop(s, true, &object)))
+		return slab_alloc_node_memcg_slow(s, gfpflags, node, slab_ret_ip(addr));
+	return slab_popped(s, gfpflags, object);
 }
 
+/* slab_alloc_node with __GFP_ACCOUNT or __GFP_ZERO. */
+static noinline void *slab_alloc_node_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+					   unsigned long addr)
+{
+	if (memcg_slab_wants_charge(s, gfpflags))
+		return slab_alloc_node_memcg(s, gfpflags, node, addr);
+	return slab_alloc_node_fast(s, gfpflags, node, addr);
+}
+
+/* Budget: two tests, then the pop (see above). */
 static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 					     unsigned long addr)
 {
-	if (memcg_slab_wants_charge(s, gfpflags)) {	/* __GFP_ACCOUNT or SLAB_ACCOUNT */
-		if (node != NUMA_NO_NODE)	/* a constant in most callers */
-			return slab_alloc_node_memcg_slow(s, gfpflags, node, addr);
-		return slab_alloc_node_memcg(s, gfpflags, addr);
-	}
+	if (unlikely(gfpflags & (__GFP_ACCOUNT | __GFP_ZERO)))
+		return slab_alloc_node_slow(s, gfpflags, node, slab_ret_ip(addr));
+	if (gfpflags & __GFP_ZERO)
+		__builtin_unreachable();	/* why: tells the pop's zeroing, at no cost */
+	if (unlikely(s->flags & SLAB_ACCOUNT))
+		return slab_alloc_node_memcg(s, gfpflags, node, addr);
 	return slab_alloc_node_fast(s, gfpflags, node, addr);
 }
 
 /*
- * The free fast path's uncharge when the cpu slab has a vector: by the
- * slots cached in c and the index of x in the cpu slab, two loads from c's
- * line, not the chain of dependent loads through the slab's memcg_data
- * and vector header (the longest chain of the accounted pair); by the
- * vector itself if c has not seen it (memcontrol.h).  The unaccounted
- * free computes nothing of this.
+ * The free fast path: push x onto c->freelist; false, with nothing done,
+ * if x needs slab_free_slow.  slab: x's slab if the caller has it (kfree),
+ * else NULL: once x passed the test, its slab is the cpu slab.  A charged
+ * x (its slab has a vector) is uncharged into this CPU's stock, by the
+ * slot at the index the test computed.
  */
-static __always_inline bool slab_free_memcg(const struct kmem_cache *s,
-					    const struct kmem_cache_cpu *c, const void *x)
-{
-	struct obj_cgroup **slots = READ_ONCE(c->objcgs);
-
-	if (unlikely(!slots))
-		return memcg_slab_free_fast(s, c->slab, x);
-	return memcg_slot_uncharge_fast(s, slots + cpu_slab_index(s, c, x));
-}
-
-/* The free fast path: push x onto c->freelist; false, with nothing done,
- * if x needs slab_free_slow. */
-static __always_inline bool slab_free_fast(struct kmem_cache *s, void *x)
+static __always_inline bool slab_free_fast(struct kmem_cache *s, const struct slab *slab,
+					   void *x)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	unsigned long idx, memcg_data;
 	void *head;
 
 	if (unlikely(!c))
 		return false;
-	if (unlikely(!cpu_slab_has_object(s, c, x)))
-		return false;
-	head = READ_ONCE(c->freelist);
+	idx = cpu_slab_index(s, c, x);
+	if (unlikely(idx >= c->slab_objects))
+		return false;		/* no object start of the cpu slab */
+	head = c->freelist;
 	if (unlikely(x == head))
 		return false;		/* reported there: naive double free */
-	if (slab_has_objcgs(c->slab) && unlikely(!slab_free_memcg(s, c, x)))
+	/* why acquire: pairs with the cmpxchg that published the vector */
+	memcg_data = smp_load_acquire(&(slab ? slab : c->slab)->memcg_data);
+	if (unlikely(memcg_data) &&
+	    unlikely(!memcg_slot_uncharge_fast(s, memcg_data_slots(memcg_data) + idx)))
 		return false;		/* an uncharge the stock cannot take */
 	set_freepointer(s, x, head);
 	WRITE_ONCE(c->freelist, x);
 	return true;
 }
 
-static __always_inline void slab_free(struct kmem_cache *s, void *x, const char *fn,
-				      unsigned long addr)
-{
-	if (unlikely(!slab_free_fast(s, x)))
-		slab_free_slow(s, x, fn, addr);
-}
-
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
 {
-	return slab_alloc_node(s, gfpflags, NUMA_NO_NODE, _RET_IP_);
+	return slab_alloc_node(s, gfpflags, NUMA_NO_NODE, 0);
 }
 EXPORT_SYMBOL(kmem_cache_alloc);
 
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node)
 {
-	return slab_alloc_node(s, gfpflags, node, _RET_IP_);
+	return slab_alloc_node(s, gfpflags, node, 0);
 }
 EXPORT_SYMBOL(kmem_cache_alloc_node);
 
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
-	slab_free(s, x, "kmem_cache_free", _RET_IP_);
+	if (unlikely(!slab_free_fast(s, NULL, x)))
+		slab_free_slow(s, x, "kmem_cache_free", _RET_IP_);
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
@@ -1658,7 +1912,7 @@ static noinline void slab_free_slow_keep_errno(struct kmem_cache *s, void *x,
  */
 void kmem_cache_free_keep_errno(struct kmem_cache *s, void *x)
 {
-	if (unlikely(!slab_free_fast(s, x)))
+	if (unlikely(!slab_free_fast(s, NULL, x)))
 		slab_free_slow_keep_errno(s, x, _RET_IP_);
 }
 
@@ -1688,33 +1942,33 @@ static noinline void *slab_alloc_orig_slow(struct kmem_cache *s, gfp_t flags, in
 }
 
 /*
- * slab_alloc_node() of an object asked for at orig_size bytes.  Budget:
- * that of slab_alloc_node; why one mask: SLAB_RED_ZONE joins the
- * SLAB_ACCOUNT test of memcg_slab_wants_charge() in one test of the flags
- * word, so debug off costs nothing.
+ * slab_alloc_node() of an object asked for at orig_size bytes (the malloc
+ * drop-in's classes).  Budget: that of slab_alloc_node, __GFP_ZERO tested
+ * after the pop; why one mask: SLAB_RED_ZONE joins the SLAB_ACCOUNT test
+ * of s->flags, so debug off costs nothing.
  */
 static __always_inline void *slab_alloc_orig(struct kmem_cache *s, gfp_t flags, int node,
 					     unsigned long addr, size_t orig_size)
 {
 	if (unlikely(s->flags & (SLAB_ACCOUNT | SLAB_RED_ZONE)) ||
 	    unlikely(flags & __GFP_ACCOUNT)) {
-		/* why: an accounted kmalloc goes straight to the accounted
-		 * fast path, without a frame of slab_alloc_orig_slow's */
+		/* why: an accounted allocation goes straight to the accounted
+		 * pop, without a frame of slab_alloc_orig_slow's */
 		if (likely(!slub_debug_orig_size(s)))
 			return slab_alloc_node(s, flags, node, addr);
-		return slab_alloc_orig_slow(s, flags, node, addr, orig_size);
+		return slab_alloc_orig_slow(s, flags, node, slab_ret_ip(addr), orig_size);
 	}
 	return slab_alloc_node_fast(s, flags, node, addr);
 }
 
 void *kmem_cache_alloc_orig(struct kmem_cache *s, gfp_t flags, size_t size)
 {
-	return slab_alloc_orig(s, flags, NUMA_NO_NODE, _RET_IP_, size);
+	return slab_alloc_orig(s, flags, NUMA_NO_NODE, 0, size);
 }
 
 void *kmem_cache_alloc_node_orig(struct kmem_cache *s, gfp_t flags, int node, size_t size)
 {
-	return slab_alloc_orig(s, flags, node, _RET_IP_, size);
+	return slab_alloc_orig(s, flags, node, 0, size);
 }
 
 /*
@@ -1732,8 +1986,7 @@ static noinline void *kmalloc_memcheck(struct kmem_cache *s, size_t size, gfp_t 
 	return object;
 }
 
-/* kmalloc of size 0, above the largest cache, before the caches exist, or
- * in memcheck mode. */
+/* kmalloc of size 0, above the largest cache, or before the caches exist. */
 static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned long addr)
 {
 	struct kmem_cache *s;
@@ -1749,31 +2002,98 @@ static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned 
 	return slab_alloc_orig(s, flags, node, addr, size);
 }
 
-/* why inline lookup: __kmalloc is then one function, no call on the fast path */
+/*
+ * A kmalloc from s whose pop failed.  Besides an empty cpu freelist (or no
+ * CPU yet, or a corrupt head): memcheck and the kmalloc red zone, whose
+ * caches have no cpu slab (so their pop always fails, and the fast path
+ * need not test for them), and the accounted pop's other conditions.
+ */
+static noinline void *kmalloc_refill(struct kmem_cache *s, size_t size, gfp_t flags, int node,
+				     unsigned long addr)
+{
+	if (unlikely(memcheck_active()))
+		return kmalloc_memcheck(s, size, flags, node, addr);
+	if (unlikely(slub_debug_orig_size(s)))
+		return slab_alloc_orig_slow(s, flags, node, addr, size);
+	if (memcg_slab_wants_charge(s, flags))
+		return slab_alloc_node_memcg_slow(s, flags, node, addr);
+	return __slab_alloc(s, flags, node, addr);
+}
+
+/* kmalloc's pop from s (accounted: kmalloc-cg-<n>, or __GFP_ACCOUNT). */
+static __always_inline void *kmalloc_pop(struct kmem_cache *s, size_t size, gfp_t flags,
+					 int node, unsigned long addr, bool accounted)
+{
+	void *object;
+
+	if (unlikely(!slab_pop(s, accounted, &object)))
+		return kmalloc_refill(s, size, flags, node, slab_ret_ip(addr));
+	return slab_popped(s, flags, object);
+}
+
+/* kmalloc with __GFP_ZERO, or the flags of another row than kmalloc-<n>
+ * (kmalloc_type(): __GFP_RECLAIMABLE, __GFP_DMA, __GFP_ACCOUNT with one of
+ * them). */
+static noinline void *kmalloc_typed(unsigned int index, size_t size, gfp_t flags, int node,
+				    unsigned long addr)
+{
+	struct kmem_cache *s = smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][index]);
+
+	if (unlikely(!s))
+		return kmalloc_slow(size, flags, node, addr);
+	if (memcg_slab_wants_charge(s, flags))
+		return kmalloc_pop(s, size, flags, node, addr, true);
+	return kmalloc_pop(s, size, flags, node, addr, false);
+}
+
+/* kmalloc with flags the plain pop does not take: __GFP_ACCOUNT alone is
+ * the accounted pop of kmalloc-cg-<n>, the rest kmalloc_typed. */
+static __always_inline void *kmalloc_flags(unsigned int index, size_t size, gfp_t flags,
+					   int node, unsigned long addr)
+{
+	struct kmem_cache *s;
+
+	/* why two tests: __kmalloc then tests the flags without keeping them */
+	if (likely(flags & __GFP_ACCOUNT) &&
+	    likely(!(flags & (__GFP_DMA | __GFP_RECLAIMABLE | __GFP_ZERO)))) {
+		s = smp_load_acquire(&kmalloc_caches[KMALLOC_CGROUP][index]);
+		/* why the mask: the pop then has no __GFP_ZERO test */
+		if (likely(s))
+			return kmalloc_pop(s, size, flags & ~__GFP_ZERO, node, addr, true);
+	}
+	return kmalloc_typed(index, size, flags, node, slab_ret_ip(addr));
+}
+
 static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int node,
 						  unsigned long addr)
 {
 	struct kmem_cache *s;
+	unsigned int index;
 
 	/* why size - 1: one compare sends both 0 and too big to kmalloc_slow */
 	if (unlikely(size - 1 >= KMALLOC_MAX_CACHE_SIZE))
-		return kmalloc_slow(size, flags, node, addr);
-	s = kmalloc_slab_inline(size, flags);
-	/* why memcheck here: it joins the one slow-path branch (memcheck.h §2) */
-	if (unlikely(!s || memcheck_active()))
-		return kmalloc_slow(size, flags, node, addr);
-	return slab_alloc_orig(s, flags, node, addr, size);
+		return kmalloc_slow(size, flags, node, slab_ret_ip(addr));
+	index = kmalloc_cache_index(size);
+	if (unlikely(flags & (KMALLOC_NOT_NORMAL_BITS | __GFP_ZERO)))
+		return kmalloc_flags(index, size, flags, node, addr);
+	if (flags & __GFP_ZERO)
+		__builtin_unreachable();	/* why: tells the pop's zeroing, at no cost */
+	/* why acquire: a cache seen is set up; NULL before the caches exist */
+	s = smp_load_acquire(&kmalloc_caches[KMALLOC_NORMAL][index]);
+	if (unlikely(!s))
+		return kmalloc_slow(size, flags, node, slab_ret_ip(addr));
+	return kmalloc_pop(s, size, flags, node, addr, false);
 }
 
 void *__kmalloc(size_t size, gfp_t flags)
 {
-	return kmalloc_node_inline(size, flags, NUMA_NO_NODE, _RET_IP_);
+	return kmalloc_node_inline(size, flags, NUMA_NO_NODE, 0);
 }
 EXPORT_SYMBOL(__kmalloc);
 
 void *__kmalloc_node(size_t size, gfp_t flags, int node)
 {
-	return kmalloc_node_inline(size, flags, node, _RET_IP_);
+	return kmalloc_node_inline(size, flags, node, 0);
 }
 EXPORT_SYMBOL(__kmalloc_node);
 
@@ -1786,19 +2106,26 @@ static noinline void kfree_large(struct folio *folio, const void *x)
 	free_large_kmalloc(folio, (void *)x);
 }
 
+/* kfree of an address outside the arena's online sections: NULL and
+ * ZERO_SIZE_PTR do nothing, anything else is reported. */
+static noinline void kfree_outside(const void *x)
+{
+	if (!ZERO_OR_NULL_PTR(x))
+		free_invalid_pointer("kfree", x, "not in the arena");
+}
+
 void kfree(const void *x)
 {
+	/* why no ZERO_OR_NULL_PTR test first: x - arena_start wraps for them
+	 * to a pfn past max_pfn, as for any address outside the arena (whose
+	 * max_pfn pages end exactly at arena_end), so pfn_valid's one compare
+	 * sends them out too */
+	unsigned long pfn = virt_to_pfn(x);
 	struct folio *folio;
-	unsigned long pfn;
+	struct slab *slab;
 
-	if (unlikely(ZERO_OR_NULL_PTR(x)))
-		return;
-	/* why not virt_addr_valid: unsigned, x - arena_start gives a pfn
-	 * >= max_pfn for any address outside the arena (max_pfn pages end
-	 * exactly at arena_end): one range check instead of three */
-	pfn = virt_to_pfn(x);
 	if (unlikely(!pfn_valid(pfn))) {
-		free_invalid_pointer("kfree", x, "not in the arena");
+		kfree_outside(x);
 		return;
 	}
 	folio = page_folio(pfn_to_page(pfn));
@@ -1806,7 +2133,9 @@ void kfree(const void *x)
 		kfree_large(folio, x);
 		return;
 	}
-	slab_free(folio_slab(folio)->slab_cache, (void *)x, "kfree", _RET_IP_);
+	slab = folio_slab(folio);
+	if (unlikely(!slab_free_fast(slab->slab_cache, slab, (void *)x)))
+		slab_free_slow(slab->slab_cache, (void *)x, "kfree", _RET_IP_);
 }
 EXPORT_SYMBOL(kfree);
 
@@ -1977,7 +2306,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 	while (size) {
 		size = build_detached_freelist(s, size, p, &df, _RET_IP_);
 		if (df.slab)
-			do_slab_free(df.s, df.slab, df.freelist, df.tail, df.cnt);
+			slab_free_chain(df.s, this_cpu_slab(df.s), df.slab, df.freelist, df.tail,
+					df.cnt);
 	}
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);

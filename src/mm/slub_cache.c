@@ -282,7 +282,7 @@ static void set_cpu_partial(struct kmem_cache *s)
 }
 
 /* A CPU's sheaf: slub_sheaf objects, at most SLUB_SHEAF_BYTES of them (at
- * least two, so that giving back half leaves room); none on the debug path. */
+ * least two); none on the debug path.  kmem_cache_cpu is sized by it. */
 static void set_sheaf_capacity(struct kmem_cache *s)
 {
 	unsigned int n = min(slub_sheaf, max(SLUB_SHEAF_BYTES / s->size, 2U));

@@ -26,10 +26,12 @@
 
 #define nr_node_ids		1	/* nodes with memory: node 0 */
 
-/* Most objects a CPU's sheaf holds (slub.c §10; s->sheaf_capacity). */
-#define SLUB_SHEAF_MAX		32U
-/* Bytes a sheaf may hold in objects: big objects get fewer slots. */
-#define SLUB_SHEAF_BYTES	(32U * 1024)
+/* Most objects a CPU's sheaf holds (slub.c §10; s->sheaf_capacity).  Each
+ * takes 16 bytes of the CPU's struct kmem_cache_cpu, sized per cache. */
+#define SLUB_SHEAF_MAX		64U
+/* Bytes a sheaf may hold in objects: big objects get fewer slots (4 KiB
+ * ones 16, a slab's worth). */
+#define SLUB_SHEAF_BYTES	(64U * 1024)
 
 /* SLUB_STATS event counters (the kernel's names); DEACTIVATE_TO_HEAD/
  * TO_TAIL double as add_partial()'s "where" argument, as in the kernel. */
@@ -191,6 +193,38 @@ static __always_inline void set_freepointer(const struct kmem_cache *s, void *ob
 		naive_double_free(s, object);
 	*(void **)ptr_addr = freelist_ptr(s, fp, ptr_addr);
 }
+
+/* ======================= the cpu sheaf (slub_sheaf.c) ======================= */
+
+/* One object of a sheaf, with the slab its free found, so that giving it
+ * back need not look the slab up again. */
+struct sheaf_entry {
+	void *object;			/* the freed object (owner) */
+	struct slab *slab;		/* its slab, which counts it in use (owner) */
+};
+
+/* A CPU's sheaf (slub_sheaf.c §2): the last member of its kmem_cache_cpu,
+ * which is sized for s->sheaf_capacity entries. */
+struct slub_sheaf {
+	unsigned int nr;		/* objects in it (owner; others READ_ONCE) */
+	struct slab *slab;		/* if slab_objects: the slab of an object in it,
+					 * which keeps it a slab of s (owner) */
+	unsigned long slab_start;	/* its first object, if slab_objects (owner) */
+	unsigned long slab_objects;	/* its objects; 0: none remembered (owner) */
+	struct sheaf_entry entries[];	/* objects the owner freed, not of its cpu slab,
+					 * still in use for their slabs, oldest first (owner) */
+};
+
+/* slub_sheaf.c.  Give back everything in sh, c's sheaf, after its check
+ * for an object in it twice, by sheaf_chain_give_back (slub.c §10); by
+ * the owner, or by anyone when the owner is gone or s unused. */
+void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slub_sheaf *sh);
+/* slub.c.  x was freed while it was in its CPU's sheaf: report and abort. */
+__noreturn __cold void sheaf_double_free(const struct kmem_cache *s, void *x);
+/* Give head..tail (cnt objects of slab, linked) back from c's sheaf: onto
+ * c->freelist if it is the cpu slab, else onto the slab. */
+void sheaf_chain_give_back(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			   void *head, void *tail, unsigned int cnt);
 
 /* ======================= slab_lock ======================= */
 
