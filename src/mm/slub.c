@@ -96,9 +96,15 @@
  *    Owner tracks take their stack from backtrace() and print it with
  *    dladdr() (track.c).  No pfmemalloc reserves, one node.
  *
- * 7. Hardening.  Free pointers are stored as ptr ^ s->random ^
- *    bswap(address of the pointer), so a leaked free object shows no heap
- *    address and a forged pointer decodes to garbage; freeing the object
+ * 7. Hardening.  Free pointers are stored as ptr ^ key, key = s->random ^
+ *    bswap(the address's region: the aligned 2^FREEPOINTER_REGION_SHIFT
+ *    bytes holding its slab whole), so a leaked free object shows no heap
+ *    address and a forged pointer decodes to garbage.  Why a region, not
+ *    the kernel's address of the pointer: all free pointers of a slab then
+ *    share the key, which the fast paths keep beside c->freelist
+ *    (c->freelist_key): decoding is one XOR with it, no key computed per
+ *    object (the hardening then adds 4 instructions to an alloc+free
+ *    pair, not 13).  Freeing the object
  *    that heads the freelist (a naive double free) is reported and aborts
  *    (always, even under slab_error=repair).  Decoded pointers are checked
  *    before they are handed out: the alloc fast path takes the head of
@@ -182,6 +188,8 @@ const char *const allocator_name = "slub";
  */
 struct kmem_cache_cpu {
 	void *freelist;			/* free objects of the cpu slab (owner only, no lock) */
+	unsigned long freelist_key;	/* the cpu slab's free pointer key (freepointer_key;
+					 * hardened; owner) */
 	unsigned long slab_start;	/* first object of the cpu slab; 0 if none (owner) */
 	unsigned long slab_objects;	/* objects in the cpu slab; 0 if none (owner) */
 	unsigned long slab_span;	/* bytes from slab_start past the last object; 0 if none (owner) */
@@ -809,6 +817,7 @@ static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *
 	WRITE_ONCE(c->slab_objects, slab_counters(slab).objects);
 	WRITE_ONCE(c->slab_span, (unsigned long)slab_counters(slab).objects * s->size);
 	WRITE_ONCE(c->slab, slab);
+	WRITE_ONCE(c->freelist_key, freepointer_key(s, slab_address(slab)));
 	cpu_slab_set_objcgs(c, slab_objcgs_slots(slab));
 	WRITE_ONCE(c->freelist, freelist);
 }
@@ -1627,7 +1636,7 @@ general:
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
  * head and check it lies in the cpu slab (hardened: subtract, one compare
  * with the slab's span; else a NULL test), decode its free pointer (load,
- * two XORs, bswap), one store, one test of the gfp flags (__GFP_ACCOUNT
+ * one XOR with c->freelist_key), one store, one test of the gfp flags (__GFP_ACCOUNT
  * and __GFP_ZERO) and one of s->flags (SLAB_ACCOUNT).  kmalloc: a range
  * test, the table load of the cache's index, one test of the gfp flags
  * (those that pick another row, and __GFP_ZERO), the cache's load and NULL
@@ -1636,7 +1645,7 @@ general:
  * object start of the cpu slab (subtract, the exact-division multiply,
  * rotate, one compare with the slab's object count), a compare with the
  * freelist head (naive double free), a test of the slab's memcg_data,
- * encode, two stores.  kfree first finds the slab: the arena range test
+ * encode (one XOR with c->freelist_key), two stores.  kfree first finds the slab: the arena range test
  * (which also sends NULL and ZERO_SIZE_PTR out), the head page, its
  * PG_slab test, the cache.  No lock, no atomic read-modify-write, no
  * call, and no stack frame: the return address slow paths record is read
@@ -1702,7 +1711,7 @@ static __always_inline bool cpu_freelist_pop(const struct kmem_cache *s, struct 
 
 	if (unlikely(!cpu_freelist_object_ok(c, object)))
 		return false;
-	WRITE_ONCE(c->freelist, get_freepointer(s, object));
+	WRITE_ONCE(c->freelist, get_freepointer_keyed(s, object, c->freelist_key));
 	*objectp = object;
 	return true;
 }
@@ -1733,7 +1742,7 @@ static __always_inline bool cpu_freelist_pop_memcg(const struct kmem_cache *s,
 	if (unlikely(idx >= c->objcgs_objects))
 		return false;
 	WRITE_ONCE(stock->nr_bytes, left);
-	WRITE_ONCE(c->freelist, get_freepointer(s, object));
+	WRITE_ONCE(c->freelist, get_freepointer_keyed(s, object, c->freelist_key));
 	/* why read again: one register less held across the tests */
 	WRITE_ONCE(c->objcgs[idx], READ_ONCE(stock->cached_objcg));
 	*objectp = object;
@@ -1870,7 +1879,7 @@ static __always_inline bool slab_free_fast(struct kmem_cache *s, const struct sl
 	if (unlikely(memcg_data) &&
 	    unlikely(!memcg_slot_uncharge_fast(s, memcg_data_slots(memcg_data) + idx)))
 		return false;		/* an uncharge the stock cannot take */
-	set_freepointer(s, x, head);
+	set_freepointer_keyed(s, x, head, c->freelist_key);
 	WRITE_ONCE(c->freelist, x);
 	return true;
 }

@@ -159,39 +159,60 @@ static inline void *slab_objects_start(const struct kmem_cache *s, const struct 
 }
 /* ======================= free pointers ======================= */
 
-static __always_inline void *freelist_ptr(const struct kmem_cache *s, void *ptr,
-					  unsigned long ptr_addr)
-{
-	unsigned long key;
+/*
+ * Free pointers (slub.c §7) are stored XORed with a key: s->random, salted
+ * with the address of the aligned region of 2^FREEPOINTER_REGION_SHIFT
+ * bytes the object lies in.  Every slab lies whole in one such region (a
+ * slab is a buddy block, aligned to its size in addresses: memmap.c, and
+ * no block is larger), so all free pointers of a slab share one key, which
+ * the fast paths keep with the cpu slab (one XOR each way).
+ */
+#define FREEPOINTER_REGION_SHIFT	(PAGE_SHIFT + MAX_ORDER_LIMIT - 1)
 
+static __always_inline unsigned long freepointer_key(const struct kmem_cache *s,
+						     const void *object)
+{
+	if (!CONFIG_SLAB_FREELIST_HARDENED)
+		return 0;
+	return s->random ^ __builtin_bswap64((unsigned long)object >> FREEPOINTER_REGION_SHIFT);
+}
+
+/* ptr encoded or decoded (the same XOR) with key. */
+static __always_inline void *freelist_ptr(void *ptr, unsigned long key)
+{
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return ptr;
-	key = s->random ^ __builtin_bswap64(ptr_addr);
-	/* why the empty asm: it keeps the compiler from reassociating the
-	 * XORs, so decoding is one XOR after the load of the free pointer,
-	 * the load each allocation of the fast path waits for */
-	__asm__("" : "+r"(key));
 	return (void *)((unsigned long)ptr ^ key);
+}
+
+/* object's successor, its free pointer decoded with key (object's). */
+static __always_inline void *get_freepointer_keyed(const struct kmem_cache *s, void *object,
+						   unsigned long key)
+{
+	return freelist_ptr(*(void **)((char *)object + s->offset), key);
 }
 
 static __always_inline void *get_freepointer(const struct kmem_cache *s, void *object)
 {
-	unsigned long ptr_addr = (unsigned long)object + s->offset;
-
-	return freelist_ptr(s, *(void **)ptr_addr, ptr_addr);
+	return get_freepointer_keyed(s, object, freepointer_key(s, object));
 }
 
 /* Report "Object already free" for object == fp and abort (slub.c). */
 __noreturn __cold void naive_double_free(const struct kmem_cache *s, void *object);
 
-static __always_inline void set_freepointer(const struct kmem_cache *s, void *object, void *fp)
+/* Store fp as object's successor, encoded with key (object's). */
+static __always_inline void set_freepointer_keyed(const struct kmem_cache *s, void *object,
+						  void *fp, unsigned long key)
 {
-	unsigned long ptr_addr = (unsigned long)object + s->offset;
-
 	/* why: an object pointing at itself is the naive double free */
 	if (CONFIG_SLAB_FREELIST_HARDENED && unlikely(object == fp))
 		naive_double_free(s, object);
-	*(void **)ptr_addr = freelist_ptr(s, fp, ptr_addr);
+	*(void **)((char *)object + s->offset) = freelist_ptr(fp, key);
+}
+
+static __always_inline void set_freepointer(const struct kmem_cache *s, void *object, void *fp)
+{
+	set_freepointer_keyed(s, object, fp, freepointer_key(s, object));
 }
 
 /* ======================= the cpu sheaf (slub_sheaf.c) ======================= */

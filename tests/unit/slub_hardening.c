@@ -206,13 +206,23 @@ END_TEST
  * cpu_freelist_object_ok in slub.c; the free of such a pointer is still
  * checked exactly.)
  */
+/* Write target into free object x's free pointer word, encoded as
+ * slub_internal.h does: XOR with s->random, salted with the region of
+ * 2^(PAGE_SHIFT + MAX_ORDER_LIMIT - 1) bytes x lies in. */
+static void forge_free_pointer(const struct kmem_cache *s, void *x, const void *target)
+{
+	unsigned long region = (unsigned long)x >> (PAGE_SHIFT + MAX_ORDER_LIMIT - 1);
+
+	*(unsigned long *)((char *)x + s->offset) =
+		(unsigned long)target ^ s->random ^ __builtin_bswap64(region);
+}
+
 static void forged_free_pointer(void *arg)
 {
 	struct kmem_cache *s = test_cache("forge", 64), *t = test_cache("forge-other", 64);
 	char *x = kmem_cache_alloc(s, GFP_KERNEL);
 	char *first = slab_address(virt_to_slab(x));
 	char *target;
-	unsigned long slot;
 
 	if (arg == NULL)
 		target = kmem_cache_alloc(t, GFP_KERNEL);
@@ -221,11 +231,30 @@ static void forged_free_pointer(void *arg)
 	else
 		target = first + (size_t)objs_per_slab(s) * s->size;
 	kmem_cache_free(s, x);		/* x heads the cpu freelist */
-	slot = (unsigned long)x + s->offset;
-	*(unsigned long *)slot = (unsigned long)target ^ s->random ^ __builtin_bswap64(slot);
+	forge_free_pointer(s, x, target);
 	ck_assert_ptr_eq(kmem_cache_alloc(s, GFP_KERNEL), x);
 	kmem_cache_alloc(s, GFP_KERNEL);	/* would be target */
 }
+
+/* The control for the test below: the same forgery aimed at an object
+ * start of the cpu slab is followed, so the encoding above is the
+ * allocator's, and what the test below sees caught is its range test. */
+START_TEST(test_forged_link_inside_slab_followed)
+{
+	struct kmem_cache *s = test_cache("forge-in", 64);
+	char *x, *y;
+
+	if (!CONFIG_SLAB_FREELIST_HARDENED)
+		return;
+	x = kmem_cache_alloc(s, GFP_KERNEL);
+	y = kmem_cache_alloc(s, GFP_KERNEL);	/* live: only the forged link leads here */
+	ck_assert_ptr_eq(virt_to_slab(x), virt_to_slab(y));
+	kmem_cache_free(s, x);
+	forge_free_pointer(s, x, y);
+	ck_assert_ptr_eq(kmem_cache_alloc(s, GFP_KERNEL), x);
+	ck_assert_ptr_eq(kmem_cache_alloc(s, GFP_KERNEL), y);
+}
+END_TEST
 
 START_TEST(test_forged_free_pointer_caught)
 {
@@ -260,6 +289,7 @@ static Suite *slub_hardening_suite(void)
 	tcase_add_test(tc, test_interior_pointer_reported);
 	tcase_add_test(tc, test_foreign_pointers_reported);
 	tcase_add_test(tc, test_wrong_cache_reported);
+	tcase_add_test(tc, test_forged_link_inside_slab_followed);
 	tcase_add_test(tc, test_forged_free_pointer_caught);
 	tcase_add_test(tc, test_null_frees_are_no_ops);
 	suite_add_tcase(s, tc);
