@@ -65,12 +65,13 @@ bench-unhardened:
 		CPPFLAGS='$(CPPFLAGS) $(BENCH_UNHARDENED_CPPFLAGS)' $(BENCH_UNHARDENED_BINS))
 
 # debug_cost/paired dlopens its libraries and links no uslab code: only
-# bench/common/bench.c (api.c would pull in libuslab-ALLOC.a, a third copy
-# whose constructors would run too).  This explicit rule wins over the
-# Makefile's pattern rule for bench programs.
+# bench/common/bench.c and paired.c (api.c would pull in libuslab-ALLOC.a, a
+# third copy whose constructors would run too).  This explicit rule wins over
+# the Makefile's pattern rule for bench programs (which links every
+# bench/common/*.c, paired.c included, into the others).
 define bench_paired_rule
 $(BUILD)/bench/$1/debug_cost/paired: $(BUILD)/obj/$1/bench/debug_cost/paired.o \
-		$(call objs,$1,bench/common/bench.c)
+		$(call objs,$1,bench/common/bench.c bench/common/paired.c)
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$1,$$@)$$(CC) -o $$@ $$^ -pthread $$(SAN_FLAGS) $$(LDFLAGS) -ldl
 endef

@@ -11,26 +11,21 @@
  *    The pattern is debug_cost's default run (the fast-path benchmark's):
  *    allocate a batch of objects, write one byte in each, free them in
  *    allocation order.  A chunk is `chunk` such rounds on one library,
- *    timed alone.  The run is a sequence of pairs of chunks, one per
- *    library, in the order hardened, unhardened on even pairs and the other
- *    way round on odd ones (so that a steady drift within a pair, or the
- *    cost of being second, falls on each side equally), until time= is
- *    spent.  Each pair gives a ratio, hardened ns / unhardened ns; the
- *    result is the median of those ratios.
- * 2. Why in one process
- *    On a shared machine the CPU runs in fast and slow phases lasting tens
- *    of milliseconds.  Two programs run one after the other land in
- *    different phases, and their ratio measures the phases as much as the
- *    code (swings of 8% and more).  The two chunks of a pair are a few
- *    microseconds apart, so they nearly always share a phase, and the median
- *    of the pairs leaves out the few that straddle a change.
+ *    timed alone.  bench/common/paired.c runs pairs of chunks, one per
+ *    library, in ABBA order until time= is spent; each pair gives a ratio,
+ *    hardened ns / unhardened ns (side 1 / side 0), and the result is the
+ *    median of those ratios.
+ * 2. Why in one process: see bench/common/paired.h, 2. (the CPU's fast and
+ *    slow phases on a shared machine; swings of 8% and more between two
+ *    processes).
  * 3. Data structures: one struct paired_lib per library (its handle, the
- *    entry points found with dlsym, its cache, the ns per pair of each of
- *    its chunks); chunk_ratio[] the ratio of each pair.  All of it is
- *    static: nothing the program keeps is allocated by either library.
+ *    entry points found with dlsym, its cache): libs[0] the unhardened
+ *    (side 0, the base of the ratio), libs[1] the hardened; the chunks'
+ *    times and ratios are in struct bench_paired.  All of it is static:
+ *    nothing the program keeps is allocated by either library.
  * 4. Two copies of uslab in one process
  *    This program links no uslab code (bench/bench.mk links it with
- *    bench/common/bench.c only), and each library is opened RTLD_LOCAL, so
+ *    bench/common/bench.c and paired.c only), and each library is opened RTLD_LOCAL, so
  *    each copy has its own globals, arena, memory map, per-thread (TLS)
  *    state, pthread keys and fork handlers, and calls only itself: the
  *    kernel-named internals are hidden, and the copies never see each
@@ -50,17 +45,13 @@
  *    the ratio is the figure, and both sides pay the same.
  * 5. Where the stack lies
  *    The pointer array of a round and the libraries' own frames are on the
- *    stack, whose offset within a page is random per process.  When it
- *    lands on the page offset of a hot word of one library (4 KiB
- *    aliasing), that library slows by a quarter or more, and one process's
- *    ratio would then say more about its stack than its hardening.  So
- *    each pair runs its two chunks padded deeper by the same amount,
- *    walking the 64 cache lines of a page pair by pair (ABBA order holds
- *    within every offset), and the median of the pairs is taken over all
- *    offsets alike.  What the walk cannot move (where the arenas and their
- *    physical pages fall, the random freelist order) still differs from
- *    process to process and moves a run's ratio by a few percent: the
- *    driver takes the median of many short runs.
+ *    stack; bench/common/paired.c walks the stack through the 64 cache
+ *    lines of a page pair by pair (paired.h, 3.), so that no stack
+ *    placement (4 KiB aliasing with a hot word of one library) favours a
+ *    side.  What the walk cannot move (where the arenas and their physical
+ *    pages fall, the random freelist order) still differs from process to
+ *    process and moves a run's ratio by a few percent: the driver takes the
+ *    median of many short runs.
  * 6. Results: "RESULT hardened_ns_per_pair", "RESULT unhardened_ns_per_pair"
  *    (each library's median chunk), "RESULT ratio" (the median paired
  *    ratio), "RESULT ratio_p25", "RESULT ratio_p75" (its quartiles: the
@@ -72,14 +63,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/bench.h"
+#include "../common/paired.h"
 #include <uslab/uslab.h>
 
 #define MAX_BATCH 4096
 #define MAX_CHUNK 4096		/* rounds in one chunk, at most */
-#define MAX_PAIRS 65536
 #define WARMUP_ROUNDS 200
-#define STACK_STEP 64		/* bytes: a cache line */
-#define STACK_STEPS 64		/* offsets walked: 64 lines, a 4 KiB page */
 
 /* One library under test; set up once, then read only. */
 struct paired_lib {
@@ -94,14 +83,14 @@ struct paired_lib {
 	typeof(&uslab___kmalloc) kmalloc;
 	typeof(&uslab_kfree) kfree;
 	struct kmem_cache *cache;	/* api=kmem_cache: the cache measured */
-	double chunk_ns[MAX_PAIRS];	/* ns per pair of each of its chunks */
 };
 
+/* why this order: the ratio is side 1 / side 0, hardened / unhardened */
 static struct paired_lib libs[2] = {
-	{ .role = "hardened" },
 	{ .role = "unhardened" },
+	{ .role = "hardened" },
 };
-static double chunk_ratio[MAX_PAIRS];	/* per pair: hardened / unhardened */
+static struct bench_paired run;		/* the chunks' times and ratios */
 
 static int kmalloc_api;			/* 1: kmalloc/kfree, 0: the cache */
 static size_t obj_size, batch, chunk_rounds;
@@ -137,10 +126,10 @@ static void libs_check(void)
 	/* why: dlopen of a file already open (by any name) returns that copy */
 	if (libs[0].handle == libs[1].handle)
 		bench_die("paired: hardened=%s and unhardened=%s are one library: "
-			  "give two files", libs[0].path, libs[1].path);
+			  "give two files", libs[1].path, libs[0].path);
 	if (strcmp(libs[0].alloc, libs[1].alloc))
-		bench_die("paired: hardened=%s is %s but unhardened=%s is %s", libs[0].path,
-			  libs[0].alloc, libs[1].path, libs[1].alloc);
+		bench_die("paired: hardened=%s is %s but unhardened=%s is %s", libs[1].path,
+			  libs[1].alloc, libs[0].path, libs[0].alloc);
 }
 
 /* Add our options to USLAB_OPTIONS before either copy reads it. */
@@ -171,10 +160,8 @@ static BENCH_ALWAYS_INLINE void one_free(const struct paired_lib *lib, void *p)
 		lib->cache_free(lib->cache, p);
 }
 
-/* rounds times: allocate a batch, touch each object, free it in order.
- * why noinline: p[] and the library's frames must sit below the caller's
- * padding (run_rounds_at) */
-static __attribute__((noinline)) void run_rounds(const struct paired_lib *lib, size_t rounds)
+/* rounds times: allocate a batch, touch each object, free it in order. */
+static void run_rounds(const struct paired_lib *lib, size_t rounds)
 {
 	void *p[MAX_BATCH];
 
@@ -202,70 +189,11 @@ static void lib_prepare(struct paired_lib *lib)
 	run_rounds(lib, WARMUP_ROUNDS);
 }
 
-/* run_rounds with the stack pad bytes deeper (see 5. in the header). */
-static __attribute__((noinline)) void run_rounds_at(const struct paired_lib *lib, size_t pad)
+/* One timed chunk of side (0 unhardened, 1 hardened), for bench_paired_run. */
+static void lib_chunk(int side, void *arg)
 {
-	char *room = __builtin_alloca(pad + 16);
-
-	bench_escape(room);	/* why: an unused alloca may be dropped */
-	run_rounds(lib, chunk_rounds);
-}
-
-/* One chunk on lib, timed: its ns per pair goes to lib->chunk_ns[n]. */
-static void time_chunk(struct paired_lib *lib, size_t n, size_t pad)
-{
-	uint64_t t0 = bench_now_ns();
-
-	run_rounds_at(lib, pad);
-	lib->chunk_ns[n] = (double)(bench_now_ns() - t0) / ((double)chunk_rounds * (double)batch);
-}
-
-/* Pairs of chunks, ABBA order, until run_ns is spent; returns the count. */
-static size_t run_pairs(uint64_t run_ns)
-{
-	uint64_t end = bench_now_ns() + run_ns;
-	size_t n = 0;
-
-	do {
-		size_t first = n & 1;	/* why alternate: being first must not favour a side */
-		/* both chunks of a pair at one stack offset; pairs walk a page's lines */
-		size_t pad = (n / 2 % STACK_STEPS) * STACK_STEP;
-
-		time_chunk(&libs[first], n, pad);
-		time_chunk(&libs[!first], n, pad);
-		chunk_ratio[n] = libs[0].chunk_ns[n] / libs[1].chunk_ns[n];
-		n++;
-	} while (n < MAX_PAIRS && bench_now_ns() < end);
-	return n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The q-quantile (0..1) of v[0..n-1], which it sorts; linear between ranks. */
-static double quantile(double *v, size_t n, double q)
-{
-	double pos = q * (double)(n - 1);
-	size_t lo = (size_t)pos;
-
-	qsort(v, n, sizeof(*v), cmp_double);
-	if (lo + 1 >= n)
-		return v[n - 1];
-	return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
-}
-
-static void print_results(size_t pairs)
-{
-	bench_result("hardened_ns_per_pair", quantile(libs[0].chunk_ns, pairs, 0.5), "ns");
-	bench_result("unhardened_ns_per_pair", quantile(libs[1].chunk_ns, pairs, 0.5), "ns");
-	bench_result("ratio", quantile(chunk_ratio, pairs, 0.5), "x");
-	bench_result("ratio_p25", quantile(chunk_ratio, pairs, 0.25), "x");
-	bench_result("ratio_p75", quantile(chunk_ratio, pairs, 0.75), "x");
-	bench_result("pairs", (double)pairs, "pairs");
+	(void)arg;
+	run_rounds(&libs[side], chunk_rounds);
 }
 
 static struct bench_opt opts[] = {
@@ -284,8 +212,8 @@ static void parse_args(int argc, char **argv)
 	static const char *const apis[] = { "kmem_cache", "kmalloc", NULL };
 
 	bench_parse_opts(argc, argv, opts, "paired");
-	libs[0].path = bench_opt_str(opts, "hardened");
-	libs[1].path = bench_opt_str(opts, "unhardened");
+	libs[0].path = bench_opt_str(opts, "unhardened");
+	libs[1].path = bench_opt_str(opts, "hardened");
 	kmalloc_api = bench_opt_choice(opts, "api", apis);
 	obj_size = bench_opt_size(opts, "size");
 	batch = bench_opt_size(opts, "batch");
@@ -302,17 +230,20 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	size_t pairs;
+	static const char *const names[2] = { "unhardened", "hardened" };
 
 	parse_args(argc, argv);
 	set_options();
+	lib_open(&libs[1]);	/* the hardened first, as the options come */
 	lib_open(&libs[0]);
-	lib_open(&libs[1]);
 	libs_check();
-	lib_prepare(&libs[0]);
 	lib_prepare(&libs[1]);
-	pairs = run_pairs((uint64_t)(bench_opt_double(opts, "time") * 1e9));
-	print_results(pairs);
+	lib_prepare(&libs[0]);
+	run.chunk = lib_chunk;
+	run.per_chunk = (double)chunk_rounds * (double)batch;
+	run.run_ns = (uint64_t)(bench_opt_double(opts, "time") * 1e9);
+	bench_paired_run(&run);
+	bench_paired_print(&run, names);
 	for (int i = 0; i < 2; i++)
 		if (libs[i].cache)
 			libs[i].cache_destroy(libs[i].cache);

@@ -6,39 +6,47 @@
  * kmalloc ("plain"), and on its accounted twin, every object charged to a
  * group the thread has active and uncharged at its free ("accounted").
  *
- * usage: memcg [api=kmalloc|kmem_cache] [size=64] [batch=64] [time=0.2]
- *              [mode=both|plain|accounted] [reps=5]
+ * usage: memcg [api=kmalloc|kmem_cache] [size=64] [batch=64] [chunk=16]
+ *              [time=0.2] [mode=paired|plain|accounted] [pairs=0]
  *   api=kmalloc     kmalloc(size, GFP_KERNEL) against
  *                   kmalloc(size, GFP_KERNEL_ACCOUNT): kmalloc-<n> against
  *                   kmalloc-cg-<n>
  *   api=kmem_cache  a cache created without flags against one created
  *                   with SLAB_ACCOUNT (same size)
- *   mode=plain, mode=accounted: one timed run after a warm-up;
- *                   prints "RESULT ns_per_pair <ns> ns" (what the driver
- *                   runs, interleaving the two)
- *   mode=both       reps timed runs of each, alternating in this process;
- *                   prints the medians (ns_per_pair_plain,
- *                   ns_per_pair_accounted) and their ratio (accounted_ratio)
+ *   mode=paired     both sides in this process, in short timed chunks of
+ *                   `chunk` rounds that alternate ABBA for time= seconds,
+ *                   the stack walked through a page pair by pair
+ *                   (bench/common/paired.h: what a shared machine's fast
+ *                   and slow phases and the stack's placement do to two
+ *                   separate runs); prints "RESULT plain_ns_per_pair",
+ *                   "RESULT accounted_ns_per_pair" (each side's median
+ *                   chunk), "RESULT ratio" (the median of the pairs'
+ *                   accounted / plain), "RESULT ratio_p25", "RESULT
+ *                   ratio_p75" and "RESULT pairs"; what the driver runs
+ *   mode=plain, mode=accounted: one side alone, timed for time= seconds
+ *                   after a warm-up; prints "RESULT ns_per_pair <ns> ns"
  *   pairs=N         (mode plain or accounted) exactly N pairs, untimed, inside
  *                   memcg_measured(): for
  *                   valgrind --tool=callgrind --toggle-collect=memcg_measured
- * The accounted runs check first that objects really are charged (not
+ * The program checks first that accounted objects really are charged (not
  * under SLOB, which has no accounting: there both sides are the same path).
  */
 #include <uslab/slab.h>
 #include <uslab/memcontrol.h>
 #include "../common/bench.h"
+#include "../common/paired.h"
 
 #define MAX_BATCH	4096
+#define MAX_CHUNK	4096	/* rounds in one paired chunk, at most */
 #define WARMUP_ROUNDS	1000
 #define CHECK_EVERY	64	/* rounds between two looks at the clock */
-#define MAX_REPS	51
 
 enum memcg_api { API_KMALLOC, API_CACHE };
 
-static size_t obj_size, batch;
+static size_t obj_size, batch, chunk_rounds;
 static struct kmem_cache *caches[2];	/* [0] plain, [1] SLAB_ACCOUNT */
 static struct mem_cgroup *group;
+static struct bench_paired paired;	/* mode=paired: the chunks' times and ratios */
 
 static BENCH_ALWAYS_INLINE void *alloc_one(enum memcg_api api, int accounted)
 {
@@ -56,10 +64,8 @@ static BENCH_ALWAYS_INLINE void free_one(enum memcg_api api, int accounted, void
 }
 
 static BENCH_ALWAYS_INLINE void run_rounds(enum memcg_api api, int accounted,
-					   unsigned long rounds)
+					   unsigned long rounds, void **p)
 {
-	void *p[MAX_BATCH];
-
 	for (unsigned long r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < batch; i++) {
 			p[i] = alloc_one(api, accounted);
@@ -72,36 +78,33 @@ static BENCH_ALWAYS_INLINE void run_rounds(enum memcg_api api, int accounted,
 	}
 }
 
-/* Whole chunks of rounds for time_ns; returns ns per pair. */
-static BENCH_ALWAYS_INLINE double run_timed(enum memcg_api api, int accounted, uint64_t time_ns)
+/* rounds of one side, each combination a loop of its own with constant
+ * arguments.  why one p[] here: both sides' pointer arrays at one stack
+ * address, so that the stack walk of mode=paired moves them alike */
+static void rounds_of(enum memcg_api api, int accounted, unsigned long rounds)
+{
+	void *p[MAX_BATCH];
+
+	if (api == API_KMALLOC)
+		accounted ? run_rounds(API_KMALLOC, 1, rounds, p) :
+			    run_rounds(API_KMALLOC, 0, rounds, p);
+	else
+		accounted ? run_rounds(API_CACHE, 1, rounds, p) : run_rounds(API_CACHE, 0, rounds, p);
+}
+
+/* mode=plain or accounted: whole chunks of rounds for time_ns; returns ns
+ * per pair. */
+static double run_timed(enum memcg_api api, int accounted, uint64_t time_ns)
 {
 	uint64_t start = bench_now_ns(), end;
 	unsigned long chunks = 0;
 
 	do {
-		run_rounds(api, accounted, CHECK_EVERY);
+		rounds_of(api, accounted, CHECK_EVERY);
 		chunks++;
 		end = bench_now_ns();
 	} while (end - start < time_ns);
 	return (double)(end - start) / (double)(chunks * CHECK_EVERY * batch);
-}
-
-/* One call per combination, each with constant arguments (one loop each). */
-static double measure(enum memcg_api api, int accounted, uint64_t time_ns)
-{
-	if (api == API_KMALLOC)
-		return accounted ? run_timed(API_KMALLOC, 1, time_ns) : run_timed(API_KMALLOC, 0, time_ns);
-	return accounted ? run_timed(API_CACHE, 1, time_ns) : run_timed(API_CACHE, 0, time_ns);
-}
-
-static void warm_up(enum memcg_api api, int accounted)
-{
-	if (api == API_KMALLOC)
-		accounted ? run_rounds(API_KMALLOC, 1, WARMUP_ROUNDS) :
-			    run_rounds(API_KMALLOC, 0, WARMUP_ROUNDS);
-	else
-		accounted ? run_rounds(API_CACHE, 1, WARMUP_ROUNDS) :
-			    run_rounds(API_CACHE, 0, WARMUP_ROUNDS);
 }
 
 /* The counted part of a pairs= run (external and noinline, so that its
@@ -110,10 +113,25 @@ void memcg_measured(enum memcg_api api, int accounted, unsigned long rounds);
 __attribute__((noinline)) void memcg_measured(enum memcg_api api, int accounted,
 					      unsigned long rounds)
 {
-	if (api == API_KMALLOC)
-		accounted ? run_rounds(API_KMALLOC, 1, rounds) : run_rounds(API_KMALLOC, 0, rounds);
-	else
-		accounted ? run_rounds(API_CACHE, 1, rounds) : run_rounds(API_CACHE, 0, rounds);
+	rounds_of(api, accounted, rounds);
+}
+
+/* mode=paired: one chunk of side (0 plain, 1 accounted); arg: the api. */
+static void paired_chunk(int side, void *arg)
+{
+	rounds_of(*(const enum memcg_api *)arg, side, chunk_rounds);
+}
+
+static void run_paired(enum memcg_api api, uint64_t time_ns)
+{
+	static const char *const names[2] = { "plain", "accounted" };
+
+	paired.chunk = paired_chunk;
+	paired.arg = &api;
+	paired.per_chunk = (double)chunk_rounds * (double)batch;
+	paired.run_ns = time_ns;
+	bench_paired_run(&paired);
+	bench_paired_print(&paired, names);
 }
 
 /* The accounted side must charge, or the ratio would mean nothing. */
@@ -128,65 +146,43 @@ static void check_charged(enum memcg_api api)
 	free_one(api, 1, p);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned long n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void run_both(enum memcg_api api, uint64_t time_ns, unsigned long reps)
-{
-	double plain[MAX_REPS], acct[MAX_REPS], mp, ma;
-
-	for (unsigned long r = 0; r < reps; r++) {	/* alternate: drift hits both */
-		plain[r] = measure(api, 0, time_ns);
-		acct[r] = measure(api, 1, time_ns);
-	}
-	mp = median(plain, reps);
-	ma = median(acct, reps);
-	bench_result("ns_per_pair_plain", mp, "ns");
-	bench_result("ns_per_pair_accounted", ma, "ns");
-	bench_result("accounted_ratio", ma / mp, "x");
-}
-
 static struct bench_opt opts[] = {
 	{ "api", "kmalloc", "kmalloc or kmem_cache (both caches unmergeable: SLAB_NOLEAKTRACE)" },
 	{ "size", "64", "object size in bytes" },
 	{ "batch", "64", "objects allocated before they are freed (1..4096)" },
-	{ "time", "0.2", "seconds of each timed run (after a warm-up)" },
-	{ "mode", "both", "both, plain or accounted" },
-	{ "reps", "5", "timed runs of each side with mode=both (1..51)" },
+	{ "chunk", "16", "rounds (batches) in one timed chunk of mode=paired (1..4096)" },
+	{ "time", "0.2", "seconds of the timed run (paired: both sides together), after a warm-up" },
+	{ "mode", "paired", "paired, plain or accounted" },
 	{ "pairs", "0", "if not 0 (mode plain or accounted): exactly this many pairs, untimed" },
 	{ NULL, NULL, NULL }
 };
 
-int main(int argc, char **argv)
+enum memcg_mode { MODE_PAIRED, MODE_PLAIN, MODE_ACCOUNTED };
+
+static void parse_args(int argc, char **argv, enum memcg_api *api, enum memcg_mode *mode)
 {
 	static const char *const apis[] = { "kmalloc", "kmem_cache", NULL };
-	static const char *const modes[] = { "both", "plain", "accounted", NULL };
-	enum memcg_api api;
-	uint64_t time_ns;
-	unsigned long reps, pairs;
-	int mode;
+	static const char *const modes[] = { "paired", "plain", "accounted", NULL };
 
 	bench_parse_opts(argc, argv, opts, "memcg");
-	api = (enum memcg_api)bench_opt_choice(opts, "api", apis);
-	mode = bench_opt_choice(opts, "mode", modes);
+	*api = (enum memcg_api)bench_opt_choice(opts, "api", apis);
+	*mode = (enum memcg_mode)bench_opt_choice(opts, "mode", modes);
 	obj_size = bench_opt_size(opts, "size");
 	batch = bench_opt_size(opts, "batch");
-	reps = bench_opt_ul(opts, "reps");
-	pairs = bench_opt_ul(opts, "pairs");
-	time_ns = (uint64_t)(bench_opt_double(opts, "time") * 1e9);
-	if (!obj_size || obj_size > 4096 || !batch || batch > MAX_BATCH || !reps || reps > MAX_REPS)
-		bench_die("memcg: need size in 1..4096, batch in 1..%d, reps in 1..%d", MAX_BATCH,
-			  MAX_REPS);
+	chunk_rounds = bench_opt_size(opts, "chunk");
+	if (!obj_size || obj_size > 4096 || !batch || batch > MAX_BATCH || !chunk_rounds ||
+	    chunk_rounds > MAX_CHUNK)
+		bench_die("memcg: need size in 1..4096, batch in 1..%d, chunk in 1..%d", MAX_BATCH,
+			  MAX_CHUNK);
+	if (*mode == MODE_PAIRED && bench_opt_ul(opts, "pairs"))
+		bench_die("memcg: pairs= needs mode=plain or mode=accounted");
+	if (!(bench_opt_double(opts, "time") > 0))
+		bench_die("memcg: time= must be more than 0 seconds");
+}
+
+/* The two caches and the group, made active for this thread. */
+static void setup(enum memcg_api api)
+{
 	caches[0] = kmem_cache_create("bench_memcg_plain", (unsigned int)obj_size, 0,
 				      SLAB_NOLEAKTRACE, NULL);
 	caches[1] = kmem_cache_create("bench_memcg_account", (unsigned int)obj_size, 0,
@@ -196,15 +192,28 @@ int main(int argc, char **argv)
 		bench_die("memcg: cannot create the caches and the group");
 	set_active_memcg(group);
 	check_charged(api);
-	if (mode != 2)
-		warm_up(api, 0);
-	if (mode != 1)
-		warm_up(api, 1);
-	if (pairs && mode)
-		memcg_measured(api, mode == 2, pairs / batch);
-	else if (mode == 0)
-		run_both(api, time_ns, reps);
+}
+
+int main(int argc, char **argv)
+{
+	enum memcg_api api;
+	enum memcg_mode mode;
+	uint64_t time_ns;
+	unsigned long pairs;
+
+	parse_args(argc, argv, &api, &mode);
+	pairs = bench_opt_ul(opts, "pairs");
+	time_ns = (uint64_t)(bench_opt_double(opts, "time") * 1e9);
+	setup(api);
+	if (mode != MODE_ACCOUNTED)
+		rounds_of(api, 0, WARMUP_ROUNDS);
+	if (mode != MODE_PLAIN)
+		rounds_of(api, 1, WARMUP_ROUNDS);
+	if (mode == MODE_PAIRED)
+		run_paired(api, time_ns);
+	else if (pairs)
+		memcg_measured(api, mode == MODE_ACCOUNTED, pairs / batch);
 	else
-		bench_result("ns_per_pair", measure(api, mode == 2, time_ns), "ns");
+		bench_result("ns_per_pair", run_timed(api, mode == MODE_ACCOUNTED, time_ns), "ns");
 	return 0;
 }
