@@ -530,6 +530,28 @@ static void obj_stock_add(struct obj_stock *stock, unsigned long nr_bytes)
 	WRITE_ONCE(stock->nr_bytes, (unsigned int)total);
 }
 
+/*
+ * A charge of objcg's pages was refused: give back the whole pages this
+ * CPU's stock holds of objcg, so that the retry may find them in the
+ * counter; true if any went back.  Other threads' stocks keep theirs (at
+ * most MEMCG_STOCK_MAX each: only their owners touch them), where the
+ * kernel drains every CPU's (drain_all_stock).
+ */
+static bool obj_stock_give_back(struct obj_cgroup *objcg)
+{
+	struct obj_stock *stock = this_cpu_ptr_or_null(memcg_stock);
+	unsigned long nr_pages;
+
+	if (!stock || stock->cached_objcg != objcg)
+		return false;
+	nr_pages = stock->nr_bytes >> PAGE_SHIFT;
+	if (!nr_pages)
+		return false;
+	WRITE_ONCE(stock->nr_bytes, stock->nr_bytes - (unsigned int)(nr_pages << PAGE_SHIFT));
+	obj_cgroup_uncharge_pages(objcg, nr_pages);
+	return true;
+}
+
 /* Make stock cache objcg (drain what it cached), with the bytes parked there. */
 static void obj_stock_switch(struct obj_stock *stock, struct obj_cgroup *objcg)
 {
@@ -758,7 +780,8 @@ bool __memcg_kmem_charge_folio(struct folio *folio, gfp_t gfp, unsigned int orde
 	if (CONFIG_SLOB || !objcg)
 		return true;
 	while (!obj_cgroup_try_charge_pages(objcg, gfp, nr_pages))
-		if (!memcg_may_retry(objcg, gfp, nr_pages * PAGE_SIZE, &retries))
+		if (!obj_stock_give_back(objcg) &&
+		    !memcg_may_retry(objcg, gfp, nr_pages * PAGE_SIZE, &retries))
 			return false;
 	atomic_long_inc(&objcg->nr_kmem_folios);
 	atomic_long_add((long)nr_pages, &objcg->nr_kmem_pages);
