@@ -160,59 +160,68 @@ static inline void *slab_objects_start(const struct kmem_cache *s, const struct 
 /* ======================= free pointers ======================= */
 
 /*
- * Free pointers (slub.c §7) are stored XORed with a key: s->random, salted
- * with the address of the aligned region of 2^FREEPOINTER_REGION_SHIFT
- * bytes the object lies in.  Every slab lies whole in one such region (a
- * slab is a buddy block, aligned to its size in addresses: memmap.c, and
- * no block is larger), so all free pointers of a slab share one key, which
- * the fast paths keep with the cpu slab (one XOR each way).
+ * Free pointers (slub.c §7) are stored XORed with s->random, their own
+ * object's address, and the byte-swapped address of the aligned region of
+ * 2^FREEPOINTER_REGION_SHIFT bytes the object lies in.  Every slab lies
+ * whole in one such region (a slab is a buddy block, aligned to its size
+ * in addresses: memmap.c, and no block is larger), so the random word and
+ * the region make one key per slab, which the fast paths keep with the cpu
+ * slab: decoding is then two XORs, one of them before the load.
  */
 #define FREEPOINTER_REGION_SHIFT	(PAGE_SHIFT + MAX_ORDER_LIMIT - 1)
 
-static __always_inline unsigned long freepointer_key(const struct kmem_cache *s,
-						     const void *object)
+/* The key of the slab that holds object (hardened; else 0). */
+static __always_inline unsigned long freepointer_slab_key(const struct kmem_cache *s,
+							  const void *object)
 {
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return 0;
 	return s->random ^ __builtin_bswap64((unsigned long)object >> FREEPOINTER_REGION_SHIFT);
 }
 
-/* ptr encoded or decoded (the same XOR) with key. */
-static __always_inline void *freelist_ptr(void *ptr, unsigned long key)
+/* ptr encoded or decoded (the same XOR) as the free pointer of object,
+ * whose slab's key is slab_key. */
+static __always_inline void *freelist_ptr(void *ptr, const void *object, unsigned long slab_key)
 {
+	unsigned long key = slab_key ^ (unsigned long)object;
+
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return ptr;
+	/* why the empty asm: it keeps the compiler from reassociating the
+	 * XORs, so decoding is one XOR after the load of the free pointer,
+	 * the load each allocation of the fast path waits for */
+	__asm__("" : "+r"(key));
 	return (void *)((unsigned long)ptr ^ key);
 }
 
-/* object's successor, its free pointer decoded with key (object's). */
+/* object's successor, its free pointer decoded (slab_key: its slab's). */
 static __always_inline void *get_freepointer_keyed(const struct kmem_cache *s, void *object,
-						   unsigned long key)
+						   unsigned long slab_key)
 {
-	return freelist_ptr(*(void **)((char *)object + s->offset), key);
+	return freelist_ptr(*(void **)((char *)object + s->offset), object, slab_key);
 }
 
 static __always_inline void *get_freepointer(const struct kmem_cache *s, void *object)
 {
-	return get_freepointer_keyed(s, object, freepointer_key(s, object));
+	return get_freepointer_keyed(s, object, freepointer_slab_key(s, object));
 }
 
 /* Report "Object already free" for object == fp and abort (slub.c). */
 __noreturn __cold void naive_double_free(const struct kmem_cache *s, void *object);
 
-/* Store fp as object's successor, encoded with key (object's). */
+/* Store fp as object's successor, encoded (slab_key: object's slab's). */
 static __always_inline void set_freepointer_keyed(const struct kmem_cache *s, void *object,
-						  void *fp, unsigned long key)
+						  void *fp, unsigned long slab_key)
 {
 	/* why: an object pointing at itself is the naive double free */
 	if (CONFIG_SLAB_FREELIST_HARDENED && unlikely(object == fp))
 		naive_double_free(s, object);
-	*(void **)((char *)object + s->offset) = freelist_ptr(fp, key);
+	*(void **)((char *)object + s->offset) = freelist_ptr(fp, object, slab_key);
 }
 
 static __always_inline void set_freepointer(const struct kmem_cache *s, void *object, void *fp)
 {
-	set_freepointer_keyed(s, object, fp, freepointer_key(s, object));
+	set_freepointer_keyed(s, object, fp, freepointer_slab_key(s, object));
 }
 
 /* ======================= the cpu sheaf (slub_sheaf.c) ======================= */

@@ -94,7 +94,7 @@ static __always_inline unsigned long *free_pointer_slot(const struct kmem_cache 
  */
 static __always_inline unsigned long sheaf_mark(const struct kmem_cache *s, void *x)
 {
-	return (unsigned long)freelist_ptr((char *)x + 1, freepointer_key(s, x));
+	return (unsigned long)freelist_ptr((char *)x + 1, x, freepointer_slab_key(s, x));
 }
 
 /* x, the object of e[i], found marked: if an earlier entry holds it, it

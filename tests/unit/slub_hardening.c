@@ -207,14 +207,15 @@ END_TEST
  * checked exactly.)
  */
 /* Write target into free object x's free pointer word, encoded as
- * slub_internal.h does: XOR with s->random, salted with the region of
- * 2^(PAGE_SHIFT + MAX_ORDER_LIMIT - 1) bytes x lies in. */
+ * slub_internal.h does: XOR with s->random, x's own address and the
+ * byte-swapped region of 2^(PAGE_SHIFT + MAX_ORDER_LIMIT - 1) bytes x
+ * lies in. */
 static void forge_free_pointer(const struct kmem_cache *s, void *x, const void *target)
 {
 	unsigned long region = (unsigned long)x >> (PAGE_SHIFT + MAX_ORDER_LIMIT - 1);
 
 	*(unsigned long *)((char *)x + s->offset) =
-		(unsigned long)target ^ s->random ^ __builtin_bswap64(region);
+		(unsigned long)target ^ s->random ^ (unsigned long)x ^ __builtin_bswap64(region);
 }
 
 static void forged_free_pointer(void *arg)

@@ -255,13 +255,13 @@ static unsigned long *fp_word(const struct kmem_cache *s, void *x)
  * §6): x + 1 encoded as a free pointer is (slub_internal.h). */
 static unsigned long sheaf_mark_of(const struct kmem_cache *s, void *x)
 {
-	/* the key: s->random salted with x's region of 2^(PAGE_SHIFT +
-	 * MAX_ORDER_LIMIT - 1) bytes */
+	/* the key: s->random, x, and x's byte-swapped region of
+	 * 2^(PAGE_SHIFT + MAX_ORDER_LIMIT - 1) bytes */
 	unsigned long region = (unsigned long)x >> (PAGE_SHIFT + MAX_ORDER_LIMIT - 1);
 
 	if (!CONFIG_SLAB_FREELIST_HARDENED)
 		return (unsigned long)x + 1;
-	return ((unsigned long)x + 1) ^ s->random ^ __builtin_bswap64(region);
+	return ((unsigned long)x + 1) ^ s->random ^ (unsigned long)x ^ __builtin_bswap64(region);
 }
 
 static void free_twice_on_top(void *arg)
