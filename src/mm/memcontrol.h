@@ -31,13 +31,17 @@
  *           SLAB's slab_alloc_memcg) do the same without a call: the
  *           stock must cache the active objcg (obj_stock_caches) and hold
  *           the full size (obj_stock_take), the object's slab must have
- *           its vector (slab_objcgs_slots, memcg_obj_slot); else their
- *           slow form.
+ *           its vector; else their slow form.  SLUB finds the slot from
+ *           the cpu slab's vector (slab_objcgs_slots) and the pop's
+ *           index; SLAB from the slot word its CPU array keeps beside
+ *           each entry (slab_def.h), else from the object's page
+ *           (memcg_obj_slot).
  *   free    after the pointer was validated: memcg_slab_free_hook, which
  *           does nothing unless slab->memcg_data is set, and calls out
  *           only when the stock cannot take the bytes.  SLUB's free fast
  *           path never calls out: memcg_slot_uncharge_fast on the slot of
- *           memcg_data_slots() at the index its own test computed.
+ *           memcg_data_slots() at the index its own test computed; SLAB's
+ *           does the same with the index its pointer check computed.
  *   slab    memcg_free_slab_cgroups when a slab goes back to the pages.
  *
  * Cost (docs/memcg.md has the numbers): an unaccounted allocation pays a

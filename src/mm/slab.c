@@ -605,12 +605,22 @@ static struct slab *get_first_slab(struct kmem_cache_node *n)
 	return slab;
 }
 
-/* Move up to batchcount objects of slab into ac; returns what is left to take. */
+/*
+ * Move up to batchcount objects of slab into ac (a CPU array); returns
+ * what is left to take.  With slot words, each gets its object's slot
+ * while the slab is at hand (slab_def.h's invariant).
+ */
 static unsigned int alloc_block(struct kmem_cache *s, struct array_cache *ac,
 				struct slab *slab, unsigned int batchcount)
 {
+	struct slab_objcgs *v = ac->slots ? slab_objcgs(slab) : NULL;
+	void *objp;
+
 	while (slab->active < s->num && batchcount) {
-		ac->entry[ac->avail++] = slab_get_obj(s, slab);
+		objp = slab_get_obj(s, slab);
+		if (ac->slots)
+			ac->slots[ac->avail] = v ? &v->objcgs[slab_objcgs_index(v, objp)] : NULL;
+		ac->entry[ac->avail++] = objp;
 		batchcount--;
 	}
 	return batchcount;
@@ -660,6 +670,16 @@ void free_block(struct kmem_cache *s, void **objpp, unsigned int nr, int node,
 /* ======================= array caches ======================= */
 
 /*
+ * Does s's CPU array carry slot words (slab_def.h)?  A SLAB_ACCOUNT cache
+ * without debug hooks: the caches whose accounted fast paths read them.
+ * Constant for a cache (both flags are set at creation).
+ */
+static inline bool ac_wants_slots(const struct kmem_cache *s)
+{
+	return (s->flags & (SLAB_ACCOUNT | CFLGS_DEBUG_HOOKS)) == SLAB_ACCOUNT;
+}
+
+/*
  * memcheck (memcheck.h §2): entries [ac->avail, old) were just vacated.
  * Clear them, so that no stale copy of a pointer keeps an object that the
  * program leaks reachable for valgrind (the kernel's kmemleak_erase()).
@@ -668,6 +688,17 @@ static void ac_erase_vacated(struct array_cache *ac, unsigned int old)
 {
 	if (unlikely(memcheck_active()))
 		memset(&ac->entry[ac->avail], 0, sizeof(void *) * (old - ac->avail));
+}
+
+/* The oldest n entries of ac left it: move the rest down, with their
+ * slot words (slab_def.h). */
+static void ac_drop_oldest(struct array_cache *ac, unsigned int n)
+{
+	ac->avail -= n;
+	memmove(ac->entry, &ac->entry[n], sizeof(void *) * ac->avail);
+	if (ac->slots)
+		memmove(ac->slots, &ac->slots[n], sizeof(void *) * ac->avail);
+	ac_erase_vacated(ac, ac->avail + n);
 }
 
 /* Move up to max of from's newest entries onto to; returns how many. */
@@ -679,6 +710,8 @@ static unsigned int transfer_objects(struct array_cache *to, struct array_cache 
 	if (!nr)
 		return 0;
 	memcpy(to->entry + to->avail, from->entry + from->avail - nr, sizeof(void *) * nr);
+	if (to->slots)	/* slots not known (slab_def.h) */
+		memset(to->slots + to->avail, 0, sizeof(void *) * nr);
 	from->avail -= nr;
 	ac_erase_vacated(from, from->avail + nr);
 	to->avail += nr;
@@ -697,9 +730,7 @@ void drain_array_locked(struct kmem_cache *s, struct array_cache *ac, int node,
 	if (tofree > ac->avail)
 		tofree = (ac->avail + 1) / 2;
 	free_block(s, ac->entry, tofree, node, list);
-	ac->avail -= tofree;
-	memmove(ac->entry, &ac->entry[tofree], sizeof(void *) * ac->avail);
-	ac_erase_vacated(ac, ac->avail + tofree);
+	ac_drop_oldest(ac, tofree);
 }
 
 /* Give every entry of ac back to its slabs (no lock held). */
@@ -742,7 +773,7 @@ static noinline struct array_cache *cpu_array_refresh(struct kmem_cache *s,
 	if (slab_no_array)
 		return old;
 	slab_no_array++;
-	ac = alloc_arraycache(t >> 32, (unsigned int)t);
+	ac = alloc_arraycache(t >> 32, (unsigned int)t, ac_wants_slots(s));
 	if (ac) {
 		drain_array_all(s, old);
 		c->ac = ac;
@@ -826,9 +857,7 @@ static void cache_flusharray(struct kmem_cache *s, struct array_cache *ac)
 	if (n->free_slabs > s->stats.max_freeable)
 		s->stats.max_freeable = n->free_slabs;
 	spin_unlock(&n->list_lock);
-	ac->avail -= batchcount;
-	memmove(ac->entry, &ac->entry[batchcount], sizeof(void *) * ac->avail);
-	ac_erase_vacated(ac, ac->avail + batchcount);
+	ac_drop_oldest(ac, batchcount);
 	slabs_destroy(s, &list);
 }
 
@@ -1041,10 +1070,20 @@ static __always_inline bool ac_top_is(const struct array_cache *ac, const void *
 	return CONFIG_SLAB_FREELIST_HARDENED && ac_top(ac) == objp;
 }
 
-/* Push objp; the caller made sure there is room. */
+/* Push objp; the caller made sure there is room, and wrote its slot word
+ * if ac has them (ac_push). */
 static __always_inline void __free_one(struct array_cache *ac, void *objp)
 {
 	ac->entry[ac->avail++] = objp;
+}
+
+/* Push objp, whose vector slot is slot (NULL: not known), onto a CPU
+ * array with room: __free_one keeping slab_def.h's slots invariant. */
+static __always_inline void ac_push(struct array_cache *ac, void *objp, void *slot)
+{
+	if (ac->slots)
+		ac->slots[ac->avail] = slot;
+	__free_one(ac, objp);
 }
 
 static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
@@ -1073,7 +1112,7 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
 	} else if (unlikely(slab_stats)) {
 		stat_add(&c->freehit);
 	}
-	__free_one(ac, objp);
+	ac_push(ac, objp, NULL);
 }
 
 /*
@@ -1084,7 +1123,8 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *       slab_alloc_memcg     __GFP_ACCOUNT or SLAB_ACCOUNT: charge the
  *                            memory cgroup, pop, record (memcontrol.h);
  *                            without a call if the stock pays and the
- *                            object's slab has its vector, else
+ *                            array's slot word knows the object's slot
+ *         slab_alloc_memcg_page  the same, the slot found from the page
  *         slab_alloc_memcg_slow  charge, allocate, record by calls
  *       cache_alloc_slow     reap_tick; no CPU array yet, stale or empty
  *         cpu_array_refresh  (re)size this CPU's array to the tunables
@@ -1094,8 +1134,11 @@ static noinline void cache_free_slow(struct kmem_cache *s, void *objp)
  *   kmem_cache_free / kfree / kmem_cache_free_bulk
  *     object_cache_checked   the pointer is an object start of a slab
  *       kmem_cache_free_wrong  of another cache: report, never followed
- *     memcg_slab_free_hook   a charged object: uncharge (memcontrol.h)
- *     slab_free              push onto this CPU's array            [fast]
+ *     slab_free_checked      a charged object: uncharge into the stock
+ *                            (memcontrol.h) by the index the check
+ *                            found; push with its slot word      [fast]
+ *       slab_free_uncharge_slow  the stock cannot take it: full hook
+ *     slab_free              push onto this CPU's array (rare paths)
  *       cache_free_debugcheck  debug and memcheck caches (slab_debug.c)
  *       cache_free_slow      the object on top already: report (naive
  *                            double free); reap_tick; array full:
@@ -1177,20 +1220,27 @@ static noinline void *slab_alloc_memcg_slow(struct kmem_cache *s, gfp_t flags,
 	return objp;
 }
 
+static noinline void *slab_alloc_memcg_page(struct kmem_cache *s, gfp_t flags,
+					    unsigned long caller);
+
 /*
  * The accounted fast path: the thread has a group whose stock on this CPU
- * pays for the object, the array has one, and the object's slab has its
- * vector; no debug hooks, no statistics.  Then the object is popped as
- * slab_alloc_fast pops it and recorded in the vector.  No atomic, no call,
- * and no register to save (caller goes only to the slow form).
+ * pays for the object, the array has one, and the object's slot in its
+ * slab's vector is known; no debug hooks, no statistics.  Then the object
+ * is popped as slab_alloc_fast pops it and recorded in the vector.  No
+ * atomic, no call but tail calls, no register to save (caller goes only
+ * to the slow forms).  by_slots: the slot comes from the array's slot
+ * word (slab_def.h), and where that is not known, the path starts over
+ * in slab_alloc_memcg_page; else from the object's page (memcg_obj_slot).
  */
-static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsigned long caller)
+static __always_inline void *slab_alloc_memcg_body(struct kmem_cache *s, gfp_t flags,
+						   unsigned long caller, bool by_slots)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_cache);
 	struct obj_stock *stock = this_obj_stock;
 	struct obj_cgroup **slot;
 	struct array_cache *ac;
-	unsigned int avail;
+	unsigned int avail, top;
 	void *objp;
 
 	if (unlikely(!c) || unlikely(!obj_stock_caches(stock, active_objcg)))
@@ -1199,20 +1249,46 @@ static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsign
 	if (unlikely(!ac) || unlikely(!ac->avail) || unlikely(s->flags & CFLGS_DEBUG_HOOKS) ||
 	    unlikely(slab_stats))
 		goto slow;
-	objp = ac->entry[ac->avail - 1];
-	slot = memcg_obj_slot(objp);
+	top = ac->avail - 1;
+	objp = ac->entry[top];
+	if (by_slots) {
+		/* none: a plain cache charged by __GFP_ACCOUNT; NULL: not known */
+		if (unlikely(!ac->slots) || unlikely(!(slot = ac->slots[top])))
+			goto page;
+	} else {
+		slot = memcg_obj_slot(objp);
+		if (unlikely(!slot))
+			goto slow;	/* the slab has no vector yet */
+	}
 	avail = stock->nr_bytes;
-	if (unlikely(!slot) || unlikely(avail < obj_full_size(s)))
+	if (unlikely(avail < obj_full_size(s)))
 		goto slow;
 	ac->touched = 1;
-	ac->avail--;
+	ac->avail = top;
 	WRITE_ONCE(stock->nr_bytes, avail - obj_full_size(s));
+	/* why the stock's objcg read again, not active_objcg kept: one
+	 * register fewer, and the path then saves none on the stack */
 	WRITE_ONCE(*slot, READ_ONCE(stock->cached_objcg));
 	if (unlikely(flags & __GFP_ZERO))
-		memset(objp, 0, READ_ONCE(s->object_size));
+		return memset(objp, 0, READ_ONCE(s->object_size));	/* a tail call */
 	return objp;
 slow:
 	return slab_alloc_memcg_slow(s, flags, caller);
+page:
+	return slab_alloc_memcg_page(s, flags, caller);
+}
+
+/* The accounted fast path, the slot found from the object's page. */
+static noinline void *slab_alloc_memcg_page(struct kmem_cache *s, gfp_t flags,
+					    unsigned long caller)
+{
+	return slab_alloc_memcg_body(s, flags, caller, false);
+}
+
+/* The accounted fast path, the slot from the array's slot word. */
+static noinline void *slab_alloc_memcg(struct kmem_cache *s, gfp_t flags, unsigned long caller)
+{
+	return slab_alloc_memcg_body(s, flags, caller, true);
 }
 
 static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t flags, unsigned long caller)
@@ -1230,7 +1306,15 @@ static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t flags, unsig
  * interleaved), that form cost up to 20% per alloc+free pair in the
  * machine's fast phases, this one up to 7%, and both 0-5% otherwise.
  */
-static __always_inline void cache_free_to_array(struct kmem_cache *s, void *objp)
+/*
+ * How a push knows whether the array has slot words (slab_def.h): the fast
+ * paths know it from the flags they tested (none, or some), the rest look.
+ */
+enum ac_slots_known { AC_NO_SLOTS, AC_SLOTS, AC_SLOTS_LOOK };
+
+/* slot: objp's vector slot, or NULL (not known, or no vector). */
+static __always_inline void cache_free_to_array(struct kmem_cache *s, void *objp, void *slot,
+						enum ac_slots_known known)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_cache);
 	struct array_cache *ac;
@@ -1239,6 +1323,10 @@ static __always_inline void cache_free_to_array(struct kmem_cache *s, void *objp
 	    likely(!ac_top_is(ac, objp))) {
 		if (unlikely(slab_stats))
 			stat_add(&c->freehit);
+		if (known == AC_SLOTS)	/* ac_wants_slots(s): its CPU array has them */
+			ac->slots[ac->avail] = slot;
+		else if (known == AC_SLOTS_LOOK && ac->slots)
+			ac->slots[ac->avail] = slot;
 		__free_one(ac, objp);
 		return;
 	}
@@ -1250,44 +1338,101 @@ static noinline void slab_free_debug(struct kmem_cache *s, void *objp, unsigned 
 {
 	objp = cache_free_debugcheck(s, objp, caller);
 	if (objp)	/* NULL: slab_error=repair dropped a double free */
-		cache_free_to_array(s, objp);
+		cache_free_to_array(s, objp, NULL, AC_SLOTS_LOOK);
 }
 
+/* The free of an object already uncharged, on the rare paths. */
 static __always_inline void slab_free(struct kmem_cache *s, void *objp, unsigned long caller)
 {
 	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS)) {
 		slab_free_debug(s, objp, slab_caller(caller));
 		return;
 	}
-	cache_free_to_array(s, objp);
+	cache_free_to_array(s, objp, NULL, AC_SLOTS_LOOK);
 }
 
 /*
- * x must be an object start of a slab: returns the cache it belongs to.
- * Not an object: report and abort.
+ * x must be an object start of a slab: returns the cache it belongs to,
+ * and the object's index in its slab in *idxp.  Not an object: report and
+ * abort.
  */
 static __always_inline struct kmem_cache *object_cache_checked(struct slab *slab, const void *x,
-							       const char *fn)
+							       const char *fn, unsigned int *idxp)
 {
 	struct kmem_cache *t;
 	unsigned long off;
+	unsigned int idx;
 
 	if (unlikely(!slab))
 		free_invalid_pointer(fn, x, "not a slab object");
 	t = slab->slab_cache;
 	off = (unsigned long)x - (unsigned long)slab->s_mem - t->obj_offset;
-	if (unlikely(off >= (unsigned long)t->num * t->size ||
-		     reciprocal_divide((unsigned int)off, t->reciprocal_buffer_size) * t->size != off))
+	idx = reciprocal_divide((unsigned int)off, t->reciprocal_buffer_size);
+	if (unlikely(off >= (unsigned long)t->num * t->size || idx * t->size != off))
 		free_bad_object(t, slab, x);
+	*idxp = idx;
 	return t;
 }
 
-/* kmem_cache_free(s, x) of an object of t: reported; under slab_error=repair
- * freed to t, the cache it belongs to, never to s. */
-static noinline __cold void kmem_cache_free_wrong(struct kmem_cache *s, struct kmem_cache *t,
-						  void *x, unsigned long caller)
+/*
+ * The vector slot of object idx of slab, NULL if the slab has no vector.
+ * why idx from object_cache_checked: it is the vector's own index,
+ * (x - s_mem) / size (memcontrol.c), since obj_offset < size; this spares
+ * slab_objcgs_index's loads and multiply.
+ */
+static __always_inline struct obj_cgroup **slab_obj_slot(const struct slab *slab,
+							 unsigned int idx)
 {
-	slab_free(free_wrong_cache(s, t, x), x, caller);
+	unsigned long data = smp_load_acquire(&slab->memcg_data);
+
+	return unlikely(data) ? &memcg_data_slots(data)[idx] : NULL;
+}
+
+/* A charged object whose bytes this CPU's stock cannot take: the full
+ * hook, then the free.  Out of line and reached by a tail call, so that
+ * the fast paths keep no frame. */
+static noinline void slab_free_uncharge_slow(struct kmem_cache *s, struct slab *slab, void *objp,
+					     unsigned long caller)
+{
+	__memcg_slab_free_hook(s, slab, objp);
+	slab_free(s, objp, caller);
+}
+
+/*
+ * Free object objp, index idx of slab, of s (checked): uncharge it if it
+ * was charged (memcontrol.h), then push it.  A SLAB_ACCOUNT cache pushes
+ * its slot with it (slab_def.h); others pay one test of slab->memcg_data
+ * and the test of s->flags that debug hooks needed anyway.
+ */
+static __always_inline void slab_free_checked(struct kmem_cache *s, struct slab *slab,
+					      void *objp, unsigned int idx, unsigned long caller)
+{
+	struct obj_cgroup **slot = slab_obj_slot(slab, idx);
+
+	if (unlikely(slot) && unlikely(!memcg_slot_uncharge_fast(s, slot))) {
+		slab_free_uncharge_slow(s, slab, objp, slab_caller(caller));
+		return;
+	}
+	if (likely(!(s->flags & (SLAB_ACCOUNT | CFLGS_DEBUG_HOOKS)))) {
+		cache_free_to_array(s, objp, NULL, AC_NO_SLOTS);
+		return;
+	}
+	if (unlikely(s->flags & CFLGS_DEBUG_HOOKS)) {
+		slab_free_debug(s, objp, slab_caller(caller));
+		return;
+	}
+	cache_free_to_array(s, objp, slot, AC_SLOTS);
+}
+
+/* kmem_cache_free(s, x) of object idx of slab, of cache t: reported; under
+ * slab_error=repair uncharged to its own cache's group and freed to t,
+ * never to s. */
+static noinline __cold void kmem_cache_free_wrong(struct kmem_cache *s, struct kmem_cache *t,
+						  struct slab *slab, void *x, unsigned int idx,
+						  unsigned long caller)
+{
+	t = free_wrong_cache(s, t, x);
+	slab_free_checked(t, slab, x, idx, caller);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags)
@@ -1371,17 +1516,17 @@ void kmem_cache_free(struct kmem_cache *s, void *objp)
 {
 	struct kmem_cache *t;
 	struct slab *slab;
+	unsigned int idx;
 
 	if (unlikely(!objp))
 		return;
 	slab = virt_to_slab(objp);
-	t = object_cache_checked(slab, objp, "kmem_cache_free");
-	memcg_slab_free_hook(t, slab, objp);	/* to its own cache's group even if t != s */
+	t = object_cache_checked(slab, objp, "kmem_cache_free", &idx);
 	if (unlikely(t != s)) {
-		kmem_cache_free_wrong(s, t, objp, _RET_IP_);
+		kmem_cache_free_wrong(s, t, slab, objp, idx, _RET_IP_);
 		return;
 	}
-	slab_free(s, objp, 0);
+	slab_free_checked(s, slab, objp, idx, 0);
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
@@ -1467,6 +1612,7 @@ void kfree(const void *objp)
 {
 	struct folio *folio;
 	struct kmem_cache *s;
+	unsigned int idx;
 
 	if (unlikely(ZERO_OR_NULL_PTR(objp)))
 		return;
@@ -1477,9 +1623,8 @@ void kfree(const void *objp)
 		free_large_kmalloc(folio, (void *)objp);	/* reports a non-kmalloc */
 		return;
 	}
-	s = object_cache_checked(folio_slab(folio), objp, "kfree");
-	memcg_slab_free_hook(s, folio_slab(folio), (void *)objp);
-	slab_free(s, (void *)objp, 0);
+	s = object_cache_checked(folio_slab(folio), objp, "kfree", &idx);
+	slab_free_checked(s, folio_slab(folio), (void *)objp, idx, 0);
 }
 EXPORT_SYMBOL(kfree);
 

@@ -333,19 +333,22 @@ static unsigned long node_free_limit(const struct kmem_cache *s)
 	return (1UL + slab_nr_cpus) * s->batchcount + s->num;
 }
 
-/* An empty array cache of @entries pointers (a kmalloc object). */
-struct array_cache *alloc_arraycache(unsigned long entries, unsigned int batchcount)
+/* An empty array cache of @entries pointers (a kmalloc object), with
+ * as many slot words after them if @slots (slab_def.h). */
+struct array_cache *alloc_arraycache(unsigned long entries, unsigned int batchcount, bool slots)
 {
 	struct array_cache *ac;
 
 	if (entries > MAX_ARRAY_ENTRIES)
 		return NULL;
-	ac = __kmalloc(sizeof(*ac) + entries * sizeof(void *), GFP_KERNEL | __GFP_NOWARN);
+	ac = __kmalloc(sizeof(*ac) + (slots ? 2 : 1) * entries * sizeof(void *),
+		       GFP_KERNEL | __GFP_NOWARN);
 	if (ac) {
 		ac->avail = 0;
 		ac->limit = (unsigned int)entries;
 		ac->batchcount = batchcount;
 		ac->touched = 0;
+		ac->slots = slots ? &ac->entry[entries] : NULL;
 		ac->bottom = NULL;
 	}
 	return ac;
@@ -399,7 +402,8 @@ static int do_tune_cpucache(struct kmem_cache *s, unsigned int limit, unsigned i
 	for_each_kmem_cache_node(s, node, n) {
 		if (!shared)
 			continue;
-		new_shared[node] = alloc_arraycache((unsigned long)shared * batchcount, batchcount);
+		new_shared[node] = alloc_arraycache((unsigned long)shared * batchcount, batchcount,
+						    false);
 		if (!new_shared[node]) {
 			while (node-- > 0)
 				kfree(new_shared[node]);

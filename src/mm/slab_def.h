@@ -102,12 +102,23 @@ SLAB_SLAB_MATCH(_mapcount, active);	/* so freeing a slab resets it to -1 */
  * or writes it (see slab.c §5 for the exceptions).  Shared: n->list_lock.
  * The word just below entry[0] is always NULL, so that the top of the
  * stack can be read without testing avail first (ac_top in slab.c).
+ *
+ * slots: the CPU array of a SLAB_ACCOUNT cache without CFLGS_DEBUG_HOOKS
+ * (ac_wants_slots in slab.c) has limit more words after entry[], one per
+ * entry.  Invariant: for i < avail, slots[i] is NULL ("not known") or the
+ * objcg vector slot of entry[i] (memcontrol.h), which stays valid while
+ * the object is in the array (its slab holds it active, so neither slab
+ * nor vector goes away).  Every push writes its word; moves move them.
+ * why: the accounted alloc fast path then finds the slot with one load
+ * from a line it reads anyway, instead of object -> struct page ->
+ * memcg_data -> vector -> multiply; the free path knows the slot already.
  */
 struct array_cache {
 	unsigned int avail;		/* entries in use: entry[0 .. avail-1] */
 	unsigned int limit;		/* capacity of entry[] */
 	unsigned int batchcount;	/* entries moved at once on refill/flush */
 	unsigned int touched;		/* used since the last reap: reap skips it once */
+	void **slots;			/* &entry[limit] or NULL (constant; see above) */
 	void *bottom;			/* NULL, never written again: the top of an empty stack (constant) */
 	void *entry[];			/* the stack; entry[avail-1] is the hottest */
 };

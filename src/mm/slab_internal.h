@@ -94,7 +94,8 @@ unsigned long drain_freelist(struct kmem_cache *s, struct kmem_cache_node *n,
 
 /* ---- slab_cache.c ---- */
 
-/* An empty array cache of entries pointers (a kmalloc object), or NULL. */
-struct array_cache *alloc_arraycache(unsigned long entries, unsigned int batchcount);
+/* An empty array cache of entries pointers (a kmalloc object), or NULL;
+ * slots: with the slot words of a CPU array (slab_def.h). */
+struct array_cache *alloc_arraycache(unsigned long entries, unsigned int batchcount, bool slots);
 
 #endif /* USLAB_MM_SLAB_INTERNAL_H */
