@@ -22,7 +22,7 @@
  *    back, both with a plain load and store.  Only when the stock lacks
  *    bytes are whole pages charged to the counter (atomics, once per page);
  *    a stock that would hold more than MEMCG_STOCK_MAX (16 pages) gives
- *    whole pages back, down to two (memcontrol.h says why).  When a
+ *    whole pages back, down to eight (memcontrol.h says why).  When a
  *    stock changes objcg, or its thread exits, its bytes are drained: whole
  *    pages uncharged, the rest parked in objcg->nr_charged_bytes, where the
  *    next stock to cache that objcg picks them up.
