@@ -29,9 +29,10 @@
  *    struct kmem_cache       the cache: geometry (size, offset, oo/min),
  *                            tuning (min_partial, cpu_partial_slabs),
  *                            hardening keys, cpu_slab, node[0].
- *    struct kmem_cache_cpu   (below) per cache and CPU: freelist, slab,
- *                            the cpu slab's address range (for the free fast
- *                            path), partial chain, flush request, lock.
+ *    struct kmem_cache_cpu   (slub_fastpath.h) per cache and CPU: freelist,
+ *                            slab, the cpu slab's address range (for the
+ *                            free fast path), partial chain, flush request,
+ *                            lock.
  *    struct kmem_cache_node  per cache and node: partial list + count,
  *                            slab/object totals, full list (debug only).
  *    struct slab             the slab page: freelist, inuse/objects/frozen
@@ -122,12 +123,16 @@
  *    (CONFIG_SLAB_FREELIST_RANDOM).  docs/debugging.md has the costs.
  *
  * 8. Files.  slub.c is the allocator: slabs, their states, the alloc and
- *    free paths, flushing, fork.  slub_sheaf.c is how a sheaf gives its
- *    objects back and finds double frees (§10).  slub_cache.c sizes caches
- *    (calculate_sizes, calculate_order, the slub_* options), creates,
- *    shrinks and destroys them, fills slabinfo and bootstraps SLUB.  slub_debug.c is the debug
- *    path, its checks, reports and validate.  slub_internal.h holds what
- *    they share.
+ *    free slow paths, flushing, kmem_cache_alloc/free and bulk, fork.
+ *    slub_fastpath.h is the fast paths, inline (struct kmem_cache_cpu, the
+ *    pops and the free's push, their call tree and budget), for slub.c
+ *    and slub_kmalloc.c, which is kmalloc, kfree, ksize and the malloc
+ *    drop-in's kmem_cache_alloc_orig.  slub_sheaf.c is how a sheaf gives
+ *    its objects back and finds double frees (§10).  slub_cache.c sizes
+ *    caches (calculate_sizes, calculate_order, the slub_* options),
+ *    creates, shrinks and destroys them, fills slabinfo and bootstraps
+ *    SLUB.  slub_debug.c is the debug path, its checks, reports and
+ *    validate.  slub_internal.h holds what they share.
  *
  * 9. What debug mode changes (CONFIG_SLUB_DEBUG; slub_debug.c tells it
  *    all).  A cache with debug flags (slub_debug= or creation flags), with
@@ -170,7 +175,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "slub_internal.h"
+#include "slub_fastpath.h"
 #include "memcontrol.h"
 #include "track.h"
 #include "os/os.h"
@@ -183,35 +188,6 @@ const char *const allocator_name = "slub";
 				 __GFP_NORETRY | __GFP_MEMALLOC | __GFP_NOMEMALLOC)
 #define GFP_CONSTRAINT_MASK	(__GFP_HARDWALL | __GFP_THISNODE)
 
-/*
- * Per cache and CPU.  The first seven words are all the fast paths touch.
- * A CPU id's storage passes to the next thread that gets the id in the
- * state the exiting thread left it: empty (see slub_cpu_dead).
- */
-struct kmem_cache_cpu {
-	void *freelist;			/* free objects of the cpu slab (owner only, no lock) */
-	unsigned long freelist_key;	/* the cpu slab's free pointer key (freepointer_slab_key;
-					 * hardened; owner) */
-	unsigned long slab_start;	/* first object of the cpu slab; 0 if none (owner) */
-	unsigned long slab_objects;	/* objects in the cpu slab; 0 if none (owner) */
-	unsigned long slab_span;	/* bytes from slab_start past the last object; 0 if none (owner) */
-	struct slab *slab;		/* the cpu slab (frozen) or NULL (owner; changed under lock) */
-	struct obj_cgroup **objcgs;	/* the cpu slab's vector slots (memcontrol.h) for the
-					 * accounted alloc fast path, or NULL: none when
-					 * installed or when the accounted alloc slow path
-					 * last looked.  Never another slab's.  NULL may be
-					 * stale (another thread may attach a vector to an
-					 * object it took before): the alloc then takes the
-					 * slow path, which looks again (owner) */
-	unsigned long objcgs_objects;	/* slab_objects if objcgs is set, else 0: the one
-					 * test of the accounted alloc fast path (owner) */
-	struct slab *partial;		/* chain of frozen partial slabs (lock; owner peeks racily) */
-	bool flush_request;		/* kmem_cache_shrink wants the cpu slab back (atomic) */
-	spinlock_t lock;		/* the slow path's lock: partial, changes of slab */
-	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* CONFIG_SLUB_STATS counts (owner) */
-	struct slub_sheaf sheaf;	/* objects this CPU freed, not of its cpu slab, with
-					 * room for s->sheaf_capacity (owner; §10) */
-};
 
 static void sheaf_flush_all(struct kmem_cache *s, struct kmem_cache_cpu *c);
 
@@ -297,7 +273,7 @@ static void bad_free_done(const char *where, const char *cache, const void *x)
 	slab_printk("FIX %s: Object at 0x%lx not freed\n", cache, (unsigned long)x);
 }
 
-static noinline __cold void free_invalid_pointer(const char *fn, const void *x, const char *why)
+noinline __cold void free_invalid_pointer(const char *fn, const void *x, const char *why)
 {
 	slab_printk("%s: invalid pointer 0x%lx (%s)\n", fn, (unsigned long)x, why);
 	bad_free_done(fn, fn, x);
@@ -1271,8 +1247,8 @@ static noinline void *__slab_alloc_slow(struct kmem_cache *s, gfp_t gfpflags, in
 
 /* The fast path's miss: the newest object this CPU freed (§10), a pop with
  * no frame; the slow path else (which takes the sheaf's for __GFP_ZERO). */
-static noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
-				   unsigned long addr)
+noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+			    unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 
@@ -1572,8 +1548,8 @@ static __always_inline bool sheaf_push_quick(const struct kmem_cache *s,
  * slab's memcg_data, the sheaf's room and top, and the entry; no call, no
  * stack frame, no access to x.
  */
-static noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
-				    unsigned long addr)
+noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
+			     unsigned long addr)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	struct slab *slab;
@@ -1597,202 +1573,21 @@ general:
 
 /* ======================= the fast paths ======================= */
 
-/*
- * Call tree (fast paths are inlined into the exported functions):
- *
- *   kmem_cache_alloc / _node / kmem_cache_alloc_orig (malloc's)
- *     slab_alloc_node        pop c->freelist                     [fast]
- *       slab_alloc_node_memcg  SLAB_ACCOUNT: charge the memory cgroup,
- *                            pop, record (memcontrol.h); without a call
- *                            if the stock pays and the cpu slab's vector
- *                            is at hand (c->objcgs), else
- *         slab_alloc_node_memcg_slow  charge, allocate, record by calls
- *       slab_alloc_node_slow __GFP_ACCOUNT or __GFP_ZERO: the same pops
- *                            out of line, so that the fast path tests
- *                            both flags at once
- *       __slab_alloc         the sheaf's newest object (§10): a pop; else
- *         __slab_alloc_slow  no CPU yet, the cpu freelist empty (or its
- *         slab_alloc_one     head corrupt), or a debug-path cache:
- *           slab_alloc_debug debug, failslab, memcheck (slub_debug.c)
- *           ___slab_alloc    remote frees (get_freelist) -> partial chain
- *                            -> get_partial_node -> new_slab
- *           slab_alloc_nocpu thread without a CPU id: under list_lock
- *   __kmalloc / _node        the cache by one table load, then the pop
- *                            (kmalloc-cg-<n>: the accounted pop)     [fast]
- *     kmalloc_refill         the pop failed: memcheck, the kmalloc red
- *                            zone, the accounted slow path, __slab_alloc
- *     kmalloc_slow           size 0, large, before the kmalloc caches
- *   kmem_cache_free / kfree / kmem_cache_free_keep_errno (malloc's free)
- *     slab_free_fast         push onto c->freelist if x is in the cpu slab [fast]
- *                            (a charged x: uncharged into the CPU's stock)
- *       slab_free_slow       a valid, uncharged x of another slab into the
- *                            sheaf (§10), with no call; anything else:
- *         slab_free_general  validate x (object_slab_checked), then
- *           slab_free_debug  a debug-path cache (slub_debug.c), or
- *           sheaf_push       the sheaf (a full one gives all back first), or
- *           do_slab_free     the cpu slab after all, or
- *             __slab_free    cmpxchg_double onto slab->freelist; freeze a
- *                            full slab onto this CPU's chain; free empties
- *   kmem_cache_free_bulk -> build_detached_freelist -> slab_free_chain
- *
- * Budget.  alloc: one TLS load, two loads to find c, load the freelist
- * head and check it lies in the cpu slab (hardened: subtract, one compare
- * with the slab's span; else a NULL test), decode its free pointer (load,
- * an XOR with the key c->freelist_key ^ object), one store, one test of the gfp flags (__GFP_ACCOUNT
- * and __GFP_ZERO) and one of s->flags (SLAB_ACCOUNT).  kmalloc: a range
- * test, the table load of the cache's index, one test of the gfp flags
- * (those that pick another row, and __GFP_ZERO), the cache's load and NULL
- * test (before the caches exist), then the pop; no test of s->flags (a
- * kmalloc-<n> cache is never SLAB_ACCOUNT).  free: find c, check x is an
- * object start of the cpu slab (subtract, the exact-division multiply,
- * rotate, one compare with the slab's object count), a compare with the
- * freelist head (naive double free), a test of the slab's memcg_data,
- * encode (two XORs: c->freelist_key, x), two stores.  kfree first finds the slab: the arena range test
- * (which also sends NULL and ZERO_SIZE_PTR out), the head page, its
- * PG_slab test, the cache.  No lock, no atomic read-modify-write, no
- * call, and no stack frame: the return address slow paths record is read
- * on their branches only (slab_ret_ip).  Debug-path caches never have a
- * cpu slab (nor any cache in memcheck mode), so they fail the pop's and
- * the free's tests; kmalloc_refill and slab_free_slow take them from there.
- * Memory cgroups: the accounted pop tests that the stock caches the
- * thread's objcg and pays for the object, and one compare (with
- * c->objcgs_objects) checks the head and that the cpu slab's vector is at
- * hand; the free of an object of a slab with a vector finds its slot from
- * memcg_data and the index its test computed, and gives the bytes back to
- * the stock.
- */
-
-/*
- * The return address a slow path records (owner tracks, reports): addr,
- * or for 0 -- what the exported functions pass, a constant once inlined --
- * the exported function's own.  why not _RET_IP_ at the top of each
- * exported function: read there, it costs every call a stack frame; read
- * on the slow branches only, the fast path needs none, and the slow
- * path's own frame record names the program's frame, which track.c's
- * walk looks for.
- */
-#define slab_ret_ip(addr)	((addr) ? (addr) : _RET_IP_)
-
-/* Index of x in the cpu slab: below c->slab_objects iff x is an object
- * start of it (obj_offset_index()'s exact division; without a cpu slab the
- * count is 0 and nothing passes).  Plain reads: only c's owner, the
- * caller, changes c's cpu slab fields. */
-static __always_inline unsigned long cpu_slab_index(const struct kmem_cache *s,
-						    const struct kmem_cache_cpu *c, const void *x)
-{
-	return obj_offset_index(s, (unsigned long)x - c->slab_start);
-}
-
-/*
- * May the fast path hand out object, the head of c->freelist?  Hardened
- * (§7): only an address inside the cpu slab's objects, so that a corrupted
- * free pointer is caught before its value is handed out; that one test
- * also rejects NULL and "no cpu slab" (span 0).  why a range and not the
- * free path's exact test: every link was an object start when it was
- * stored (frees are checked exactly, new slabs are built so), so only a
- * write after free changes one, and without the cache's key such a write
- * decodes to a random address, outside the slab but for a chance of about
- * span / 2^64.  A writer who knows the key can aim at a live object's
- * start, which no test of the link can tell from a free one: an exact
- * test would buy nothing against it, for four more instructions.
- */
-static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache_cpu *c,
-						   const void *object)
-{
-	if (!CONFIG_SLAB_FREELIST_HARDENED)
-		return object != NULL;
-	return (unsigned long)object - c->slab_start < c->slab_span;
-}
-
-/* Pop the head of c->freelist into *objectp; false, with nothing done, if
- * it may not be handed out (empty, or corrupt: the slow path reports it). */
-static __always_inline bool cpu_freelist_pop(const struct kmem_cache *s, struct kmem_cache_cpu *c,
-					     void **objectp)
-{
-	void *object = c->freelist;
-
-	if (unlikely(!cpu_freelist_object_ok(c, object)))
-		return false;
-	WRITE_ONCE(c->freelist, get_freepointer_keyed(s, object, c->freelist_key));
-	*objectp = object;
-	return true;
-}
-
-/*
- * The accounted pop: if this CPU's stock caches the thread's objcg and
- * pays for the object, and the cpu slab's vector is at hand, pop the head
- * of c->freelist into *objectp and record the objcg in its slot; else
- * false, with nothing done.  One compare checks the head (hardened or not: only an object
- * start of the cpu slab has an index below the count) and that the
- * vector is known (c->objcgs_objects is 0 until then).  An objcg of NULL
- * (no active group) matches only a stock that caches nothing and holds no
- * bytes (memcontrol.h), so the payment turns it away.
- */
-static __always_inline bool cpu_freelist_pop_memcg(const struct kmem_cache *s,
-						   struct kmem_cache_cpu *c, void **objectp)
-{
-	struct obj_stock *stock = this_obj_stock;
-	void *object = c->freelist;
-	unsigned long idx;
-	unsigned int left;
-
-	if (unlikely(!obj_stock_caches(stock, active_objcg)))
-		return false;
-	if (unlikely(__builtin_sub_overflow(stock->nr_bytes, obj_full_size(s), &left)))
-		return false;
-	idx = cpu_slab_index(s, c, object);
-	if (unlikely(idx >= c->objcgs_objects))
-		return false;
-	WRITE_ONCE(stock->nr_bytes, left);
-	WRITE_ONCE(c->freelist, get_freepointer_keyed(s, object, c->freelist_key));
-	/* why read again: one register less held across the tests */
-	WRITE_ONCE(c->objcgs[idx], READ_ONCE(stock->cached_objcg));
-	*objectp = object;
-	return true;
-}
-
-/* This thread's pop from s into *objectp, accounted or not; false
- * (nothing done) when it has no CPU yet or the pop cannot be made. */
-static __always_inline bool slab_pop(struct kmem_cache *s, bool accounted, void **objectp)
-{
-	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
-
-	if (unlikely(!c))
-		return false;
-	if (accounted)
-		return cpu_freelist_pop_memcg(s, c, objectp);
-	return cpu_freelist_pop(s, c, objectp);
-}
+/* The fast paths themselves are inline, in slub_fastpath.h (their call tree
+ * and budget are told there); kmalloc's are in slub_kmalloc.c.  Here: the
+ * exported kmem_cache ones and the out-of-line ends of their pops. */
 
 /* __GFP_ZERO.  why out of line: the fast paths then make tail calls only,
  * and need no stack frame. */
-static noinline void *slab_zero_object(const struct kmem_cache *s, void *object)
+noinline void *slab_zero_object(const struct kmem_cache *s, void *object)
 {
 	return memset(object, 0, READ_ONCE(s->object_size));
 }
 
-/* A popped object, zeroed if gfpflags ask for it. */
-static __always_inline void *slab_popped(const struct kmem_cache *s, gfp_t gfpflags, void *object)
-{
-	if (unlikely(gfpflags & __GFP_ZERO))
-		return slab_zero_object(s, object);
-	return object;
-}
-
-static __always_inline void *slab_alloc_node_fast(struct kmem_cache *s, gfp_t gfpflags,
-						  int node, unsigned long addr)
-{
-	void *object;
-
-	if (unlikely(!slab_pop(s, false, &object)))	/* no CPU yet, empty, debug path */
-		return __slab_alloc(s, gfpflags, node, slab_ret_ip(addr));
-	return slab_popped(s, gfpflags, object);
-}
-
 /* An allocation charged to the thread's memory cgroup (memcontrol.h), in
  * its general form: whatever the accounted pop cannot do. */
-static noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
-						 unsigned long addr)
+noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+					  unsigned long addr)
 {
 	struct kmem_cache_cpu *c;
 	struct obj_cgroup *objcg;
@@ -1821,69 +1616,13 @@ static noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfp
 	return object;
 }
 
-/* The accounted allocation: the accounted pop, else its general form. */
-static __always_inline void *slab_alloc_node_memcg(struct kmem_cache *s, gfp_t gfpflags,
-						   int node, unsigned long addr)
-{
-	void *object;
-
-	if (unlikely(!slab_pop(s, true, &object)))
-		return slab_alloc_node_memcg_slow(s, gfpflags, node, slab_ret_ip(addr));
-	return slab_popped(s, gfpflags, object);
-}
-
 /* slab_alloc_node with __GFP_ACCOUNT or __GFP_ZERO. */
-static noinline void *slab_alloc_node_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
-					   unsigned long addr)
+noinline void *slab_alloc_node_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+				    unsigned long addr)
 {
 	if (memcg_slab_wants_charge(s, gfpflags))
 		return slab_alloc_node_memcg(s, gfpflags, node, addr);
 	return slab_alloc_node_fast(s, gfpflags, node, addr);
-}
-
-/* Budget: two tests, then the pop (see above). */
-static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
-					     unsigned long addr)
-{
-	if (unlikely(gfpflags & (__GFP_ACCOUNT | __GFP_ZERO)))
-		return slab_alloc_node_slow(s, gfpflags, node, slab_ret_ip(addr));
-	if (gfpflags & __GFP_ZERO)
-		__builtin_unreachable();	/* why: tells the pop's zeroing, at no cost */
-	if (unlikely(s->flags & SLAB_ACCOUNT))
-		return slab_alloc_node_memcg(s, gfpflags, node, addr);
-	return slab_alloc_node_fast(s, gfpflags, node, addr);
-}
-
-/*
- * The free fast path: push x onto c->freelist; false, with nothing done,
- * if x needs slab_free_slow.  slab: x's slab if the caller has it (kfree),
- * else NULL: once x passed the test, its slab is the cpu slab.  A charged
- * x (its slab has a vector) is uncharged into this CPU's stock, by the
- * slot at the index the test computed.
- */
-static __always_inline bool slab_free_fast(struct kmem_cache *s, const struct slab *slab,
-					   void *x)
-{
-	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
-	unsigned long idx, memcg_data;
-	void *head;
-
-	if (unlikely(!c))
-		return false;
-	idx = cpu_slab_index(s, c, x);
-	if (unlikely(idx >= c->slab_objects))
-		return false;		/* no object start of the cpu slab */
-	head = c->freelist;
-	if (unlikely(x == head))
-		return false;		/* reported there: naive double free */
-	/* why acquire: pairs with the cmpxchg that published the vector */
-	memcg_data = smp_load_acquire(&(slab ? slab : c->slab)->memcg_data);
-	if (unlikely(memcg_data) &&
-	    unlikely(!memcg_slot_uncharge_fast(s, memcg_data_slots(memcg_data) + idx)))
-		return false;		/* an uncharge the stock cannot take */
-	set_freepointer_keyed(s, x, head, c->freelist_key);
-	WRITE_ONCE(c->freelist, x);
-	return true;
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
@@ -1925,268 +1664,6 @@ void kmem_cache_free_keep_errno(struct kmem_cache *s, void *x)
 {
 	if (unlikely(!slab_free_fast(s, NULL, x)))
 		slab_free_slow_keep_errno(s, x, _RET_IP_);
-}
-
-/* ======================= kmalloc ======================= */
-
-/*
- * The kmalloc red zone (slub_debug.c §8).  Such a cache takes the debug
- * path, which hands the object out with orig_size = object_size; the size
- * asked for then moves the red zone's start, before the caller sees the
- * object.  __GFP_ZERO zeroes only the bytes asked for: the rest is red zone.
- * Also reached for SLAB_ACCOUNT or __GFP_ACCOUNT (slab_alloc_orig).
- */
-static noinline void *slab_alloc_orig_slow(struct kmem_cache *s, gfp_t flags, int node,
-					   unsigned long addr, size_t orig_size)
-{
-	void *object;
-
-	if (!slub_debug_orig_size(s))
-		return slab_alloc_node(s, flags, node, addr);
-	object = slab_alloc_node(s, flags & ~__GFP_ZERO, node, addr);
-	if (unlikely(!object))
-		return NULL;
-	slab_set_orig_size(s, object, (unsigned int)orig_size);
-	if (flags & __GFP_ZERO)
-		memset(object, 0, orig_size);
-	return object;
-}
-
-/*
- * slab_alloc_node() of an object asked for at orig_size bytes (the malloc
- * drop-in's classes).  Budget: that of slab_alloc_node, __GFP_ZERO tested
- * after the pop; why one mask: SLAB_RED_ZONE joins the SLAB_ACCOUNT test
- * of s->flags, so debug off costs nothing.
- */
-static __always_inline void *slab_alloc_orig(struct kmem_cache *s, gfp_t flags, int node,
-					     unsigned long addr, size_t orig_size)
-{
-	if (unlikely(s->flags & (SLAB_ACCOUNT | SLAB_RED_ZONE)) ||
-	    unlikely(flags & __GFP_ACCOUNT)) {
-		/* why: an accounted allocation goes straight to the accounted
-		 * pop, without a frame of slab_alloc_orig_slow's */
-		if (likely(!slub_debug_orig_size(s)))
-			return slab_alloc_node(s, flags, node, addr);
-		return slab_alloc_orig_slow(s, flags, node, slab_ret_ip(addr), orig_size);
-	}
-	return slab_alloc_node_fast(s, flags, node, addr);
-}
-
-void *kmem_cache_alloc_orig(struct kmem_cache *s, gfp_t flags, size_t size)
-{
-	return slab_alloc_orig(s, flags, NUMA_NO_NODE, 0, size);
-}
-
-void *kmem_cache_alloc_node_orig(struct kmem_cache *s, gfp_t flags, int node, size_t size)
-{
-	return slab_alloc_orig(s, flags, node, 0, size);
-}
-
-/*
- * memcheck (memcheck.h §2): the slot handed out becomes a block of the size
- * asked for, so that the tools see an access past it.  Not in a poisoning
- * cache: its debug free path writes the whole object before memcheck_free.
- */
-static noinline void *kmalloc_memcheck(struct kmem_cache *s, size_t size, gfp_t flags,
-				       int node, unsigned long addr)
-{
-	void *object = slab_alloc_node(s, flags, node, addr);
-
-	if (object && !(s->flags & __OBJECT_POISON))
-		memcheck_kmalloc_resize(object, s->object_size, size);
-	return object;
-}
-
-/* kmalloc of size 0, above the largest cache, or before the caches exist. */
-static noinline void *kmalloc_slow(size_t size, gfp_t flags, int node, unsigned long addr)
-{
-	struct kmem_cache *s;
-
-	if (size > KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_large_node(size, flags, node);
-	slab_ensure_init();
-	s = kmalloc_slab(size, flags);
-	if (unlikely(ZERO_OR_NULL_PTR(s)))
-		return s;
-	if (unlikely(memcheck_active()))
-		return kmalloc_memcheck(s, size, flags, node, addr);
-	return slab_alloc_orig(s, flags, node, addr, size);
-}
-
-/*
- * A kmalloc from s whose pop failed.  Besides an empty cpu freelist (or no
- * CPU yet, or a corrupt head): memcheck and the kmalloc red zone, whose
- * caches have no cpu slab (so their pop always fails, and the fast path
- * need not test for them), and the accounted pop's other conditions.
- */
-static noinline void *kmalloc_refill(struct kmem_cache *s, size_t size, gfp_t flags, int node,
-				     unsigned long addr)
-{
-	if (unlikely(memcheck_active()))
-		return kmalloc_memcheck(s, size, flags, node, addr);
-	if (unlikely(slub_debug_orig_size(s)))
-		return slab_alloc_orig_slow(s, flags, node, addr, size);
-	if (memcg_slab_wants_charge(s, flags))
-		return slab_alloc_node_memcg_slow(s, flags, node, addr);
-	return __slab_alloc(s, flags, node, addr);
-}
-
-/* kmalloc's pop from s (accounted: kmalloc-cg-<n>, or __GFP_ACCOUNT). */
-static __always_inline void *kmalloc_pop(struct kmem_cache *s, size_t size, gfp_t flags,
-					 int node, unsigned long addr, bool accounted)
-{
-	void *object;
-
-	if (unlikely(!slab_pop(s, accounted, &object)))
-		return kmalloc_refill(s, size, flags, node, slab_ret_ip(addr));
-	return slab_popped(s, flags, object);
-}
-
-/* kmalloc with __GFP_ZERO, or the flags of another row than kmalloc-<n>
- * (kmalloc_type(): __GFP_RECLAIMABLE, __GFP_DMA, __GFP_ACCOUNT with one of
- * them). */
-static noinline void *kmalloc_typed(unsigned int index, size_t size, gfp_t flags, int node,
-				    unsigned long addr)
-{
-	struct kmem_cache *s = smp_load_acquire(&kmalloc_caches[kmalloc_type(flags)][index]);
-
-	if (unlikely(!s))
-		return kmalloc_slow(size, flags, node, addr);
-	if (memcg_slab_wants_charge(s, flags))
-		return kmalloc_pop(s, size, flags, node, addr, true);
-	return kmalloc_pop(s, size, flags, node, addr, false);
-}
-
-/* kmalloc with flags the plain pop does not take: __GFP_ACCOUNT alone is
- * the accounted pop of kmalloc-cg-<n>, the rest kmalloc_typed. */
-static __always_inline void *kmalloc_flags(unsigned int index, size_t size, gfp_t flags,
-					   int node, unsigned long addr)
-{
-	struct kmem_cache *s;
-
-	/* why two tests: __kmalloc then tests the flags without keeping them */
-	if (likely(flags & __GFP_ACCOUNT) &&
-	    likely(!(flags & (__GFP_DMA | __GFP_RECLAIMABLE | __GFP_ZERO)))) {
-		s = smp_load_acquire(&kmalloc_caches[KMALLOC_CGROUP][index]);
-		/* why the mask: the pop then has no __GFP_ZERO test */
-		if (likely(s))
-			return kmalloc_pop(s, size, flags & ~__GFP_ZERO, node, addr, true);
-	}
-	return kmalloc_typed(index, size, flags, node, slab_ret_ip(addr));
-}
-
-static __always_inline void *kmalloc_node_inline(size_t size, gfp_t flags, int node,
-						  unsigned long addr)
-{
-	struct kmem_cache *s;
-	unsigned int index;
-
-	/* why size - 1: one compare sends both 0 and too big to kmalloc_slow */
-	if (unlikely(size - 1 >= KMALLOC_MAX_CACHE_SIZE))
-		return kmalloc_slow(size, flags, node, slab_ret_ip(addr));
-	index = kmalloc_cache_index(size);
-	if (unlikely(flags & (KMALLOC_NOT_NORMAL_BITS | __GFP_ZERO)))
-		return kmalloc_flags(index, size, flags, node, addr);
-	if (flags & __GFP_ZERO)
-		__builtin_unreachable();	/* why: tells the pop's zeroing, at no cost */
-	/* why acquire: a cache seen is set up; NULL before the caches exist */
-	s = smp_load_acquire(&kmalloc_caches[KMALLOC_NORMAL][index]);
-	if (unlikely(!s))
-		return kmalloc_slow(size, flags, node, slab_ret_ip(addr));
-	return kmalloc_pop(s, size, flags, node, addr, false);
-}
-
-void *__kmalloc(size_t size, gfp_t flags)
-{
-	return kmalloc_node_inline(size, flags, NUMA_NO_NODE, 0);
-}
-EXPORT_SYMBOL(__kmalloc);
-
-void *__kmalloc_node(size_t size, gfp_t flags, int node)
-{
-	return kmalloc_node_inline(size, flags, node, 0);
-}
-EXPORT_SYMBOL(__kmalloc_node);
-
-static noinline void kfree_large(struct folio *folio, const void *x)
-{
-	if (unlikely(!folio_test_large_kmalloc(folio))) {
-		free_invalid_pointer("kfree", x, "not a slab object or large kmalloc: double free?");
-		return;
-	}
-	free_large_kmalloc(folio, (void *)x);
-}
-
-/* kfree of an address outside the arena's online sections: NULL and
- * ZERO_SIZE_PTR do nothing, anything else is reported. */
-static noinline void kfree_outside(const void *x)
-{
-	if (!ZERO_OR_NULL_PTR(x))
-		free_invalid_pointer("kfree", x, "not in the arena");
-}
-
-void kfree(const void *x)
-{
-	/* why no ZERO_OR_NULL_PTR test first: x - arena_start wraps for them
-	 * to a pfn past max_pfn, as for any address outside the arena (whose
-	 * max_pfn pages end exactly at arena_end), so pfn_valid's one compare
-	 * sends them out too */
-	unsigned long pfn = virt_to_pfn(x);
-	struct folio *folio;
-	struct slab *slab;
-
-	if (unlikely(!pfn_valid(pfn))) {
-		kfree_outside(x);
-		return;
-	}
-	folio = page_folio(pfn_to_page(pfn));
-	if (unlikely(!folio_test_slab(folio))) {
-		kfree_large(folio, x);
-		return;
-	}
-	slab = folio_slab(folio);
-	if (unlikely(!slab_free_fast(slab->slab_cache, slab, (void *)x)))
-		slab_free_slow(slab->slab_cache, (void *)x, "kfree", _RET_IP_);
-}
-EXPORT_SYMBOL(kfree);
-
-static inline unsigned int slab_ksize(const struct kmem_cache *s)
-{
-	/* debug metadata lives in the padding: only the object is usable;
-	 * memcheck sees only the object as the program's */
-	if ((s->flags & (SLAB_RED_ZONE | SLAB_POISON)) || memcheck_active())
-		return s->object_size;
-	/* the free pointer or tracks follow the object */
-	if (s->flags & (SLAB_TYPESAFE_BY_RCU | SLAB_STORE_USER))
-		return s->inuse;
-	return s->size;
-}
-
-size_t __ksize(const void *object)
-{
-	struct kmem_cache *s;
-	struct folio *folio;
-
-	if (unlikely(ZERO_OR_NULL_PTR(object)))
-		return 0;
-	if (unlikely(!virt_addr_valid(object))) {
-		free_invalid_pointer("ksize", object, "not in the arena");
-		return 0;
-	}
-	folio = virt_to_folio(object);
-	if (unlikely(!folio_test_slab(folio))) {
-		if (!folio_test_large_kmalloc(folio)) {
-			free_invalid_pointer("ksize", object, "not a slab object or large kmalloc");
-			return 0;
-		}
-		return folio_size(folio);
-	}
-	s = folio_slab(folio)->slab_cache;
-	/* why: all of ksize may be used from now on, so the kmalloc red zone
-	 * ends with the object (Linux 6.2's skip_orig_size_check) */
-	if (unlikely(slub_debug_orig_size(s)))
-		kmalloc_set_orig_size(object, s->object_size);
-	return slab_ksize(s);
 }
 
 /* ======================= bulk ======================= */

@@ -13,8 +13,9 @@
  *    per-CPU partial chain; one object at a time from a node partial slab
  *    (or a new one), and back, under n->list_lock (the scheme of Linux 6.2,
  *    which closed 5.17's races between validate and frozen debug slabs).
- *    Their c->freelist stays empty and c->slab_objects 0, so slub.c's fast
- *    paths fall through to the slow path without testing anything new.
+ *    Their c->freelist stays empty and c->slab_objects 0, so the fast
+ *    paths (slub_fastpath.h) fall through to the slow path without testing
+ *    anything new.
  *
  * 2. Object layout (calculate_sizes in slub_cache.c), one slot of s->size:
  *      [left red zone: red_left_pad][object: object_size][right red zone

@@ -4,7 +4,7 @@
  * struct kmem_cache and struct kmem_cache_node.  Included only by
  * src/mm/slab.h when the library is built with CONFIG_SLUB=1; how the
  * pieces move is told at the top of slub.c.  struct kmem_cache_cpu is
- * private to slub.c.
+ * private to SLUB's files (slub_fastpath.h).
  *
  * Glossary
  *   object       one allocation unit of a cache; s->size bytes apart.
@@ -103,7 +103,7 @@ struct kmem_cache_order_objects {
 	unsigned int x;
 };
 
-struct kmem_cache_cpu;	/* slub.c */
+struct kmem_cache_cpu;	/* slub_fastpath.h */
 struct kmem_cache_node;
 
 /*

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slub_internal.h - what slub.c (the allocator: slabs, the per-CPU and
- * node state machine, the alloc and free paths) and slub_cache.c (cache
- * geometry, creation and destruction, shrink, slabinfo, bring-up) share.
- * Only these two files include it; see the top of slub.c for how SLUB works.
+ * slub_internal.h - what SLUB's files share: slub.c (the allocator: slabs,
+ * the per-CPU and node state machine, the alloc and free slow paths),
+ * slub_kmalloc.c (kmalloc, kfree, ksize), slub_cache.c (cache geometry,
+ * creation and destruction, shrink, slabinfo, bring-up), slub_sheaf.c and
+ * slub_debug.c.  Only they include it (slub_fastpath.h adds the fast
+ * paths for slub.c and slub_kmalloc.c); see the top of slub.c for how
+ * SLUB works.
  */
 #ifndef USLAB_MM_SLUB_INTERNAL_H
 #define USLAB_MM_SLUB_INTERNAL_H
@@ -354,6 +357,33 @@ void flush_this_cpu(struct kmem_cache *s);
 void flush_all(struct kmem_cache *s);
 /* __kmem_cache_shutdown's flush: every CPU, everything (s is idle). */
 void flush_all_cpus_locked(struct kmem_cache *s);
+
+/* ---- slub.c, for slub_kmalloc.c: the out-of-line ends of the fast paths
+ * (slub_fastpath.h).  why noinline: the fast paths then make tail calls
+ * only, and need no stack frame. ---- */
+/* The alloc fast path's miss: the newest object of this CPU's sheaf, else
+ * the slow path (no CPU yet, cpu freelist empty, debug path). */
+noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node, unsigned long addr);
+/* An allocation charged to the thread's memory cgroup, in its general form:
+ * whatever the accounted pop cannot do. */
+noinline void *slab_alloc_node_memcg_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+					  unsigned long addr);
+/* slab_alloc_node() with __GFP_ACCOUNT or __GFP_ZERO. */
+noinline void *slab_alloc_node_slow(struct kmem_cache *s, gfp_t gfpflags, int node,
+				    unsigned long addr);
+/* A popped object of s zeroed (__GFP_ZERO); returns object. */
+noinline void *slab_zero_object(const struct kmem_cache *s, void *object);
+/* The free fast path's miss: x (of s, else reported as fn's bad free) into
+ * this CPU's sheaf, or freed the general way. */
+noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn, unsigned long addr);
+/* Report x, given to fn, as no object (why): abort, or go on under
+ * slab_error=repair. */
+noinline __cold void free_invalid_pointer(const char *fn, const void *x, const char *why);
+
+/* ---- slub_kmalloc.c, for slub.c (kfree_bulk) ---- */
+/* kfree of x, whose folio is no slab: a large kmalloc's pages go back,
+ * anything else is reported. */
+noinline void kfree_large(struct folio *folio, const void *x);
 
 /* ---- slub_debug.c ---- */
 /* Reports: the kernel's banner "BUG <cache> (Not tainted): ...", its

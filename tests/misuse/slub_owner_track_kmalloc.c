@@ -9,7 +9,7 @@
  * report's "Allocated in" and "Freed in" lines must name those functions,
  * and the allocation stack their caller (owner_kmalloc_outer): the
  * exported functions read their return address only on the branch that
- * calls the slow path, and keep no frame of their own (slub.c, the fast
+ * calls the slow path, and keep no frame of their own (slub_fastpath.h, the fast
  * paths), so this is what checks that the slow path still finds it.
  */
 #include "slub_misuse.h"

@@ -203,7 +203,7 @@ END_TEST
  * (arg 1), the first address past its last object (arg 2).  The fast path
  * must not hand it out.  (A link aimed inside the slab, at an object start
  * or not, passes the alloc fast path's range test by design: see
- * cpu_freelist_object_ok in slub.c; the free of such a pointer is still
+ * cpu_freelist_object_ok in slub_fastpath.h; the free of such a pointer is still
  * checked exactly.)
  */
 /* Write target into free object x's free pointer word, encoded as
