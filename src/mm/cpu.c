@@ -16,8 +16,10 @@
  *    Per-CPU variables are offsets into every unit.  __alloc_percpu() is a
  *    first-fit allocator over the offsets [16, PERCPU_UNIT_SIZE) in 16-byte
  *    chunks (offset 0 is reserved so a valid offset is never NULL); it
- *    zeroes the new range in every unit already mapped, and units mapped
- *    later are zero from the OS, so every CPU's copy starts zeroed.
+ *    zeroes the new range in every unit already mapped (only the part
+ *    below the end of the offsets ever handed out: above it nothing was
+ *    written), and units mapped later are zero from the OS, so every CPU's
+ *    copy starts zeroed.
  *
  * 2. Data structures (all static; nothing here uses malloc, because the
  *    malloc drop-in sits on top of this file).
@@ -363,13 +365,25 @@ static void pcpu_mark_locked(unsigned long start, unsigned long bits)
 	bitmap_assign(pcpu_bound_map, start + bits, 1, true);
 }
 
-/* Zero [off, off + size) in every mapped unit (ids 0 .. nr_cpu_ids-1). */
+/* End of the offsets ever handed out; cpu_lock.  Above it every unit still
+ * reads as the zeros the OS mapped. */
+static unsigned long pcpu_used_end;
+
+/*
+ * Zero [off, off + size) in every mapped unit (ids 0 .. nr_cpu_ids-1).
+ * why only below pcpu_used_end: memset of memory that already reads zero
+ * would still make its pages resident, in every unit (tens of KiB at start).
+ */
 static void pcpu_zero_locked(unsigned long off, size_t size)
 {
+	unsigned long end = min(off + size, pcpu_used_end);
 	unsigned int cpu;
 
+	pcpu_used_end = max(pcpu_used_end, off + size);
+	if (off >= end)
+		return;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		memset(percpu_unit_base[cpu] + off, 0, size);
+		memset(percpu_unit_base[cpu] + off, 0, end - off);
 }
 
 void __percpu *__alloc_percpu(size_t size, size_t align)

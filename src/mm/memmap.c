@@ -37,8 +37,15 @@
  *    with a release store, so that pfn_valid() never sees a section whose
  *    struct pages are not initialised yet.
  *
- *    A struct page of a newly online section: flags = node 0 and no PG_*
- *    bits, _mapcount/page_type = -1, _refcount = 0, every other word 0.
+ *    A struct page of a newly online section reads as zeros until the page
+ *    allocator first needs it (memmap_prepare_pages(): a free block head
+ *    or a block handed out); then, a chunk of MEMMAP_CHUNK_PAGES at a time
+ *    (one OS page of vmemmap), it becomes: flags = node 0 and no PG_* bits,
+ *    _mapcount/page_type = -1, _refcount = 0, every other word 0.  why
+ *    lazily: writing a section's struct pages when it comes online made
+ *    all 256 KiB of the first section's vmemmap resident in every program,
+ *    where a small one uses a few chunks.  memmap_chunk_ready has one bit
+ *    per chunk, written under the page allocator's zone.lock.
  *
  * 4. Geometry and options (USLAB_OPTIONS, parsed before the first use)
  *      arena_size=    address space reserved for the arena (default 64G)
@@ -97,6 +104,14 @@ static unsigned long nr_sections;	/* sections in the arena (set at init) */
 static unsigned long nr_sections_online;	/* memmap_lock; read with READ_ONCE */
 static size_t section_table_bytes;	/* bytes mapped for memmap.section_flags */
 static size_t vmemmap_bytes;		/* bytes reserved for vmemmap */
+
+/* Struct pages in one OS page of vmemmap: the unit of lazy initialisation. */
+#define MEMMAP_CHUNK_PAGES	(PAGE_SIZE / sizeof(struct page))
+#define CHUNK_BITS		(8 * sizeof(unsigned long))
+/* One bit per chunk of the arena, set once its struct pages are initialised
+ * (§3); zone.lock. */
+static unsigned long *memmap_chunk_ready;
+static size_t chunk_map_bytes;		/* bytes mapped for memmap_chunk_ready */
 
 /* ---- options ---- */
 
@@ -231,7 +246,7 @@ static void memmap_fix_geometry(unsigned long *size, unsigned long *section)
 	*size = ALIGN(*size, *section);
 }
 
-static bool memmap_map_section_table(unsigned long sections)
+static bool memmap_map_section_table(unsigned long sections, unsigned long arena_bytes)
 {
 	unsigned long nr;
 
@@ -239,6 +254,14 @@ static bool memmap_map_section_table(unsigned long sections)
 	memmap.section_flags = os_map(section_table_bytes);
 	if (!memmap.section_flags)
 		return false;
+	/* why mapped, not static: 32 KiB for a 64G arena, of which only the
+	 * words of online sections are ever touched */
+	chunk_map_bytes = PAGE_ALIGN(DIV_ROUND_UP(arena_bytes / PAGE_SIZE / MEMMAP_CHUNK_PAGES, CHUNK_BITS) * sizeof(unsigned long));
+	memmap_chunk_ready = os_map(chunk_map_bytes);
+	if (!memmap_chunk_ready) {
+		os_unmap(memmap.section_flags, section_table_bytes);
+		return false;
+	}
 	for (nr = 0; nr < sections; nr++)
 		memmap.section_flags[nr] = SECTION_MARKED_PRESENT;
 	return true;
@@ -279,7 +302,7 @@ bool memmap_init(void)
 			strerror(errno));
 		return false;
 	}
-	if (!memmap_map_section_table(size / section)) {
+	if (!memmap_map_section_table(size / section, size)) {
 		fprintf(stderr, "uslab: cannot map the section table: %s\n", strerror(errno));
 		os_release(arena, size);
 		os_release(vmem, vmemmap_size_for(size));
@@ -293,14 +316,37 @@ bool memmap_init(void)
 /* ---- sections ---- */
 
 /* Fresh committed memory reads as zeros; only the -1 fields need writing. */
-static void memmap_init_section_pages(unsigned long start_pfn)
+static void memmap_init_chunk(unsigned long chunk)
 {
-	struct page *page = pfn_to_page(start_pfn);
+	struct page *page = pfn_to_page(chunk * MEMMAP_CHUNK_PAGES);
 	unsigned long i;
 
-	for (i = 0; i < PAGES_PER_SECTION; i++) {
+	for (i = 0; i < MEMMAP_CHUNK_PAGES; i++) {
 		set_page_node(&page[i], 0);
 		page[i].page_type = ~0u;	/* _mapcount = -1 */
+	}
+}
+
+/**
+ * memmap_prepare_pages - initialise the struct pages of [pfn, pfn + nr).
+ *
+ * The page allocator calls it, under zone.lock, before a struct page of an
+ * online section becomes a free block's head or is handed out (§3).  A
+ * chunk already initialised is left alone: its pages may be in use.
+ */
+void memmap_prepare_pages(unsigned long pfn, unsigned long nr)
+{
+	unsigned long c = pfn / MEMMAP_CHUNK_PAGES;
+	unsigned long last = (pfn + nr - 1) / MEMMAP_CHUNK_PAGES;
+	unsigned long *word, bit;
+
+	for (; c <= last; c++) {
+		word = &memmap_chunk_ready[c / CHUNK_BITS];
+		bit = 1UL << (c % CHUNK_BITS);
+		if (likely(*word & bit))
+			continue;
+		memmap_init_chunk(c);
+		*word |= bit;
 	}
 }
 
@@ -325,7 +371,6 @@ static bool memmap_online_next_locked(unsigned long *start_pfn, unsigned long *n
 	pfn = nr << PFN_SECTION_SHIFT;
 	if (!memmap_commit_section(pfn))
 		return false;
-	memmap_init_section_pages(pfn);
 	/* why release: pfn_valid() readers must see initialised struct pages */
 	smp_store_release(&memmap.section_flags[nr], SECTION_MARKED_PRESENT |
 			  SECTION_HAS_MEM_MAP | SECTION_IS_ONLINE);
@@ -382,7 +427,7 @@ USLAB_API void uslab_memmap_stats(struct uslab_memmap_stats *st)
 	st->pages_free = nr_free_pages();
 	st->pages_reported = nr_reported_pages();
 	st->memmap_bytes_committed = st->pages_online * sizeof(struct page);
-	st->bookkeeping_bytes = section_table_bytes + sizeof(memmap);
+	st->bookkeeping_bytes = section_table_bytes + chunk_map_bytes + sizeof(memmap);
 	st->max_order = memmap.max_order;
 }
 

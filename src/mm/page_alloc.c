@@ -401,6 +401,7 @@ static void expand(struct page *page, unsigned int low, unsigned int high)
 	while (high > low) {
 		high--;
 		half = page + (1UL << high);
+		memmap_prepare_pages(page_to_pfn(half), 1);	/* a free block's head */
 		set_free_state(half, state);	/* halves inherit what the block knew */
 		half->index = page->index;	/* ... and how long it was free */
 		add_to_free_list(half, high);
@@ -418,6 +419,7 @@ static struct page *__rmqueue_smallest(unsigned int order)
 			continue;
 		del_page_from_free_list(page, o);
 		expand(page, order, o);
+		memmap_prepare_pages(page_to_pfn(page), 1UL << order);	/* handed out */
 		return page;
 	}
 	return NULL;
@@ -433,6 +435,7 @@ static bool zone_grow(void)
 		return false;
 	for (end = pfn + nr; pfn < end; pfn += MAX_ORDER_NR_PAGES) {
 		page = pfn_to_page(pfn);
+		memmap_prepare_pages(pfn, 1);	/* only the head: memmap.c §3 */
 		/* never touched: reads as zeros and holds no memory */
 		set_free_state(page, PAGE_FREE_STATE);
 		add_to_free_list(page, MAX_ORDER - 1);

@@ -18,7 +18,11 @@
  *    stops at a NULL, misaligned, non-increasing or out-of-bounds frame, a
  *    zero return address, or the track's depth.  This costs tens of
  *    nanoseconds where glibc's backtrace() (DWARF unwinding) cost
- *    microseconds per track.  track_self also keeps the thread id, which
+ *    microseconds per track.  Where the bounds are not known (below) the
+ *    walk reads each record with process_vm_readv() on this process, a
+ *    system call that fails instead of faulting on an unmapped or
+ *    unreadable address: slower, but with neither bounds, lock nor
+ *    allocation.  track_self also keeps the thread id, which
  *    would otherwise cost a system call per track; the fork child hook
  *    forgets it (the child's thread has a new one).  A child made without
  *    the atfork handlers (_Fork, a raw clone) that allocates reports its
@@ -28,14 +32,19 @@
  *      hi == 0, !busy, !failed   not looked up yet: the next track does it
  *      busy                      pthread_getattr_np() is running; it
  *                                allocates (maybe through this library),
- *                                and tracks taken meanwhile use backtrace()
+ *                                and tracks taken meanwhile walk with
+ *                                checked reads
  *      hi != 0                   [lo, hi) is the stack: tracks walk frames
- *      failed                    no bounds: tracks use backtrace()
- *    backtrace() is also used where the walk cannot work: on other
- *    architectures, when track_init()'s probe finds no frame records (a
- *    build with -fomit-frame-pointer), and when the current frame is not on
- *    the thread's stack (a signal handler on sigaltstack, a makecontext()
- *    stack).
+ *      failed                    no bounds: tracks walk with checked reads
+ *    Checked reads also serve when the current frame is not on the
+ *    thread's stack (a signal handler on sigaltstack, a makecontext()
+ *    stack) and in dump_stack(), which may run under allocator locks and
+ *    so never looks bounds up.  backtrace() is used only where
+ *    track_init()'s probe finds the walk cannot work: other architectures,
+ *    a build with -fomit-frame-pointer, or process_vm_readv() refused (a
+ *    seccomp filter).  Only then is libgcc_s loaded (why it matters: 124
+ *    KiB of resident file pages and the loader's allocations in every
+ *    program under the malloc drop-in).
  *
  * 4. Finding the caller's frame.  How many allocator frames lie between
  *    set_track() and the program depends on inlining.  The API entry point
@@ -49,16 +58,17 @@
  * 5. Locks and memory.  The walk takes no lock and never allocates.  The
  *    look-up allocates once per thread (glibc's pthread_getattr_np copies
  *    the thread's CPU mask), maybe through this library's malloc, which
- *    may come back here: busy sends that nested track to backtrace().
- *    backtrace() allocates on its first call (dlopen of libgcc_s), which
- *    track_init() makes at slab initialisation, and it and dladdr() take
- *    the dynamic loader's lock.  So callers capture tracks before taking
- *    any allocator lock.  Output goes through slab_printk() (a stack
- *    buffer and one write).
+ *    may come back here: busy sends that nested track to checked reads.
+ *    Where the probe failed, backtrace() is the fallback; it allocates on
+ *    its first call (dlopen of libgcc_s), which track_init() then makes at
+ *    slab initialisation.  It and dladdr() take the dynamic loader's lock.
+ *    So callers capture tracks before taking any allocator lock.  Output
+ *    goes through slab_printk() (a stack buffer and one write).
  *
- * 6. Invariants.  Every address read by the walk lies in [frame, hi) of
- *    the current thread's stack, at or above the walker's own frame, so it
- *    is mapped; frames strictly increase, so the walk ends.
+ * 6. Invariants.  Every address the bounded walk reads lies in [frame, hi)
+ *    of the current thread's stack, at or above the walker's own frame, so
+ *    it is mapped; the checked walk reads only through process_vm_readv().
+ *    Frames strictly increase and are at most max, so both walks end.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -68,7 +78,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "track.h"
 #include "slab.h"
@@ -104,8 +116,8 @@ struct stack_frame {
 };
 
 static __thread struct track_thread track_self __attribute__((tls_model("initial-exec")));
-static bool track_ready;	/* backtrace() warmed up (atomic) */
-static bool track_walk_ok;	/* frame records found by the probe (atomic) */
+static bool track_ready;	/* track_init() done (atomic) */
+static bool track_walk_ok;	/* frame records and checked reads work (atomic) */
 
 /* ---- the current thread's stack ---- */
 
@@ -167,36 +179,67 @@ static __no_sanitize_walk int walk_frames(const struct stack_frame *f, const str
 	return n;
 }
 
+/* Copy the record at f, false if it cannot be read: process_vm_readv() on
+ * ourselves fails with EFAULT where a load would fault (§2). */
+static bool frame_read_checked(const struct stack_frame *f, struct stack_frame *rec)
+{
+	struct iovec local = { rec, sizeof(*rec) };
+	struct iovec remote = { (void *)f, sizeof(*rec) };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*rec);
+}
+
+/* As walk_frames(), with no bounds: each record read through the kernel. */
+static int walk_frames_checked(const struct stack_frame *f, unsigned long *out, int max)
+{
+	const struct stack_frame *prev = NULL;
+	struct stack_frame rec;
+	int n = 0;
+
+	while (n < max && (unsigned long)f > (unsigned long)prev &&
+	       (unsigned long)f % sizeof(long) == 0 && frame_read_checked(f, &rec) && rec.ret) {
+		out[n++] = rec.ret;
+		prev = f;
+		f = rec.next;
+	}
+	return n;
+}
+
 /*
  * The return addresses from here outwards: out[0] returns into this
  * function's caller.  noinline: its own frame is the walk's start.
+ * lookup: the thread's stack bounds may be looked up (that allocates).
  */
-static noinline int stack_frames(unsigned long *out, int max)
+static noinline int stack_frames(unsigned long *out, int max, bool lookup)
 {
 	struct track_thread *ts = &track_self;
 	void *frames[TRACK_ADDRS_COUNT + TRACK_SKIP_MAX + 1];
 	int n = 0, i;
 
-	if (READ_ONCE(track_walk_ok) && track_stack_bounds(ts))
-		n = walk_frames(__builtin_frame_address(0), ts, out, max);
-	if (n)
+	if (likely(READ_ONCE(track_walk_ok))) {
+		if (lookup ? track_stack_bounds(ts) : ts->hi != 0)
+			n = walk_frames(__builtin_frame_address(0), ts, out, max);
+		if (!n)		/* busy, failed, not looked up, off the stack */
+			n = walk_frames_checked(__builtin_frame_address(0), out, max);
 		return n;
+	}
 	n = backtrace(frames, min(max + 1, (int)ARRAY_SIZE(frames)));
 	for (i = 1; i < n; i++)		/* why 1: frames[0] is in this function */
 		out[i - 1] = (unsigned long)frames[i];
 	return n > 0 ? n - 1 : 0;
 }
 
-/* Whether a walk from its own frame sees this frame's and its caller's
- * return addresses: the build keeps frame records (§3). */
+/* Whether a checked walk from its own frame sees this frame's and its
+ * caller's return addresses: the build keeps frame records and
+ * process_vm_readv() works (§3).  Looks no bounds up: nothing allocates. */
 static noinline __cold bool walk_probe(unsigned long caller_ret)
 {
 	unsigned long frames[2];
 	int n;
 
-	if (!TRACK_FRAME_RECORDS || !track_stack_bounds(&track_self))
+	if (!TRACK_FRAME_RECORDS)
 		return false;
-	n = walk_frames(__builtin_frame_address(0), &track_self, frames, 2);
+	n = walk_frames_checked(__builtin_frame_address(0), frames, 2);
 	return n == 2 && frames[0] == _RET_IP_ && frames[1] == caller_ret;
 }
 
@@ -240,12 +283,16 @@ static void __attribute__((constructor)) track_constructor(void)
 void track_init(void)
 {
 	void *frames[2];
+	bool ok;
 
 	if (READ_ONCE(track_ready))
 		return;
-	/* why: the first backtrace() dlopens libgcc_s, which allocates */
-	backtrace(frames, (int)ARRAY_SIZE(frames));
-	WRITE_ONCE(track_walk_ok, walk_works());
+	ok = walk_works();
+	/* why: the first backtrace() dlopens libgcc_s, which allocates; only
+	 * the fallback needs it (§3), so only then is it loaded */
+	if (!ok)
+		backtrace(frames, (int)ARRAY_SIZE(frames));
+	WRITE_ONCE(track_walk_ok, ok);
 	WRITE_ONCE(track_ready, true);
 }
 
@@ -273,7 +320,7 @@ static int track_first_frame(const unsigned long *frames, int n, unsigned long a
 void set_track(struct track *t, unsigned long addr)
 {
 	unsigned long frames[TRACK_ADDRS_COUNT + TRACK_SKIP_MAX];
-	int n = stack_frames(frames, (int)ARRAY_SIZE(frames));
+	int n = stack_frames(frames, (int)ARRAY_SIZE(frames), true);
 	int i, first = track_first_frame(frames, n, addr);
 
 	for (i = 0; i < TRACK_ADDRS_COUNT; i++)
@@ -321,14 +368,15 @@ void print_track(const char *what, const struct track *t, unsigned long now)
 		slab_printk("\t%s\n", sprint_backtrace(sym, sizeof(sym), t->addrs[i]));
 }
 
+/* why no look-up: a report may be printed under allocator locks (§5) */
 void dump_stack(void)
 {
-	void *frames[TRACK_ADDRS_COUNT + 1];
-	int n = backtrace(frames, (int)ARRAY_SIZE(frames)), i;
+	unsigned long frames[TRACK_ADDRS_COUNT + 1];
+	int n = stack_frames(frames, (int)ARRAY_SIZE(frames), false), i;
 	char sym[SYM_LEN];
 
 	slab_printk("CPU: %d PID: %d Comm: %s\nCall Trace:\n", this_cpu_id, os_gettid(),
 		    program_invocation_short_name);
 	for (i = 1; i < n; i++)		/* why 1: not dump_stack itself */
-		slab_printk(" %s\n", sprint_backtrace(sym, sizeof(sym), (unsigned long)frames[i]));
+		slab_printk(" %s\n", sprint_backtrace(sym, sizeof(sym), frames[i]));
 }

@@ -7,14 +7,16 @@
  * SLAB prints its last-user words with sprint_backtrace().
  *
  * The stack comes from a walk of the frame pointer chain (the library is
- * built with -fno-omit-frame-pointer), bounded by the thread's stack, or
- * from glibc's backtrace() where the walk cannot work (track.c §3).  The
- * first backtrace() allocates, so track_init() makes it where no allocator
- * lock is held.  A thread's first track looks its stack up with
- * pthread_getattr_np(), which allocates (perhaps through this library's
- * malloc; a track taken inside that allocation uses backtrace()), and
- * backtrace() takes the loader's lock: so callers capture a track before
- * taking any allocator lock and copy it in afterwards.  Symbols are
+ * built with -fno-omit-frame-pointer), bounded by the thread's stack or
+ * read through process_vm_readv(), or from glibc's backtrace() only where
+ * track_init()'s probe finds the walk cannot work (track.c §3); the first
+ * backtrace() allocates (it loads libgcc_s), so track_init() then makes it
+ * where no allocator lock is held.  A thread's first track looks its stack
+ * up with pthread_getattr_np(), which allocates (perhaps through this
+ * library's malloc; a track taken inside that allocation walks with
+ * checked reads): so callers capture a track before taking any allocator
+ * lock and copy it in afterwards.  dump_stack() looks nothing up and
+ * allocates nothing, so a report may print it under locks.  Symbols are
  * printed with dladdr() (sprint_backtrace): "func+0x1c/0x40" when the
  * symbol is visible (programs linked with -rdynamic, shared libraries),
  * else "module+0x1234".
@@ -38,8 +40,8 @@ struct track {
 /* The return address of the function this is written in: the kernel's _RET_IP_. */
 #define _RET_IP_	((unsigned long)__builtin_return_address(0))
 
-/* Load what backtrace() needs and probe the frame walk, once; call with no
- * allocator lock held. */
+/* Probe the frame walk, once, and where it cannot work load what
+ * backtrace() needs; call with no allocator lock held. */
 void track_init(void);
 /* Fill t for a call made from addr, with the current stack. */
 void set_track(struct track *t, unsigned long addr);
