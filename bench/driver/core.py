@@ -30,7 +30,8 @@ API_LABEL = {"kmem_cache": "cache", "kmalloc": "kmalloc", "bulk": "bulk"}
 class Config:
     """One way of allocating: a row of the tables."""
     name: str                 # row label: "glibc", "slub malloc", "slub cache"
-    family: str               # "peer" or "uslab"
+    family: str               # "peer", "uslab", or "reference" (a yardstick:
+                              # no peer, in no overview or summary)
     alloc: str                # the peer's name, or slub/slab/slob
     api: str                  # api= of the benchmark programs
     preload: str | None       # LD_PRELOAD, or None
@@ -40,6 +41,10 @@ class Config:
     @property
     def is_peer(self):
         return self.family == "peer"
+
+    @property
+    def is_reference(self):
+        return self.family == "reference"
 
 
 class Context:
@@ -87,6 +92,13 @@ class Context:
             missing = None if os.path.isdir(d) else f"{a} not built"
             out.append(Config(f"{a} {API_LABEL[api]}", "uslab", a, api, None, d, missing))
         return out
+
+    def floor(self):
+        """The reference floor (fastpath api=floor): the malloc-only program,
+        which links no allocator, run with no preload.  alloc "floor" is none
+        of ALLOCATORS, so no overview, summary or SLAB/SLOB table takes it."""
+        return Config("floor: bare list, noinline", "reference", "floor", "floor", None,
+                      os.path.join(self.build, "bench", "malloc"))
 
     def bench_bin(self, config, rel):
         """The binary bench/REL.c of config's build, or None."""

@@ -41,7 +41,8 @@ def _job(ctx, config, size):
 
 
 def instructions(ctx):
-    rows = ctx.peers() + ctx.dropins() + ctx.api("kmem_cache") + ctx.api("kmalloc")
+    rows = (ctx.peers() + ctx.dropins() + ctx.api("kmem_cache") + ctx.api("kmalloc")
+            + [ctx.floor()])
     sizes = [64] if ctx.quick else FASTPATH_SIZES
     cols = [f"{s} B" for s in sizes]
     if not shutil.which("valgrind"):
@@ -57,5 +58,6 @@ def instructions(ctx):
              "by callgrind and divided by the pairs. Every instruction of malloc+free (or "
              "kmem_cache_alloc+free, kmalloc+kfree) is in, and so is the benchmark's own "
              "loop, the same for every row. Counted once: the count does not vary from run "
-             "to run.", ""]
+             "to run. The *floor* row is the fast-path section's yardstick (a bare "
+             "free list behind two noinline calls): no peer, in no mean.", ""]
     return Section("instructions", "Instruction counts", intro, [t])

@@ -15,14 +15,14 @@ from .core import progress
 # middle for kmem_cache, light for kmalloc and bulk.
 COLORS = {
     "glibc": "#8c8c8c", "jemalloc": "#b0b0b0", "tcmalloc": "#6e6e6e", "mimalloc": "#d6d6d6",
-    "mmap": "#8c8c8c",
+    "mmap": "#8c8c8c", "floor": "#202020",
     "slub": ("#174a85", "#3d85d6", "#9cc5f2"), "slab": ("#1f6b2c", "#3fa552", "#a5dcad"),
     "slob": ("#9a4700", "#e07b1a", "#f6c48e"),
 }
 
 
 def _color(row_name, alloc, is_peer):
-    if is_peer:
+    if is_peer or isinstance(COLORS.get(alloc), str):     # a peer, or the floor
         return COLORS.get(alloc, "#999999")
     dark, mid, light = COLORS.get(alloc, ("#333333", "#666666", "#999999"))
     if row_name.endswith(" malloc"):

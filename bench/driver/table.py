@@ -114,7 +114,8 @@ class Table:
                 out.append(self._best_row())
                 peers_done = True
             cells = [self.cell_text(r, c) for c in self.columns]
-            out.append(f"| {r.name} | " + " | ".join(cells) + f" | {self.geomean_text(r) or '-'} |")
+            name = f"*{r.name}*" if r.is_reference else r.name
+            out.append(f"| {name} | " + " | ".join(cells) + f" | {self.geomean_text(r) or '-'} |")
         if not peers_done:
             out.append(self._best_row())
         out.append("")

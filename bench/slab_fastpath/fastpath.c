@@ -2,9 +2,11 @@
 /*
  * fastpath.c - cost of one alloc+free pair on the fast path: the object
  * cache, kmalloc, or whatever malloc the process runs with (glibc, a peer or
- * uslab's drop-in through LD_PRELOAD), in the same batch pattern.
+ * uslab's drop-in through LD_PRELOAD), in the same batch pattern; api=floor
+ * runs the pattern on the reference floor (api.h: a bare thread-local free
+ * list behind two noinline calls), what no call-based allocator goes below.
  *
- * usage: fastpath [api=malloc|kmem_cache|kmalloc] [size=64] [batch=64]
+ * usage: fastpath [api=malloc|kmem_cache|kmalloc|floor] [size=64] [batch=64]
  *                 [time=0.25] [pairs=0] [threads=1]
  * Pattern: allocate a batch of objects, write one byte in each, free them in
  * allocation order; repeat.  Every thread runs this on its own objects, so
@@ -84,7 +86,7 @@ __attribute__((noinline)) void fastpath_measured(unsigned long rounds)
 }
 
 static struct bench_opt opts[] = {
-	{ "api", "malloc", "malloc, kmem_cache or kmalloc" },
+	{ "api", "malloc", "malloc, kmem_cache, kmalloc or floor (bare free list)" },
 	{ "size", "64", "object size in bytes" },
 	{ "batch", "64", "objects allocated before they are freed (1..4096)" },
 	{ "time", "0.25", "seconds to run (after a warm-up)" },
@@ -104,7 +106,7 @@ int main(int argc, char **argv)
 	threads = bench_opt_ul(opts, "threads");
 	if (!obj_size || !batch || batch > MAX_BATCH || !threads || threads > 1024)
 		bench_die("fastpath: need size > 0, batch in 1..%d, threads in 1..1024", MAX_BATCH);
-	bench_api_init(&api, opts, obj_size);
+	bench_api_init_floor(&api, opts, obj_size);
 	if (api.kind == BENCH_BULK)
 		bench_die("fastpath: api=bulk belongs to the batch benchmark");
 	if (pairs) {
