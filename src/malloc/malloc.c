@@ -32,18 +32,26 @@
  *
  * 2. Fast paths (the call tree):
  *	malloc(n)  -> malloc_fast: class cache and tag by table, one entry
- *	              (tag 0: not ready yet), kmem_cache_alloc, store the tag
- *	              in the live map (whose range test also rejects NULL)
- *	                                              -> malloc_slow (anything else)
+ *	              (tag 0: not ready yet), the cache's allocation (SLUB:
+ *	              its pop, in line), store the tag in the live map (whose
+ *	              range test also rejects NULL)
+ *	                  -> malloc_missed_at (SLUB's pop missed: the cache's
+ *	                     kmem_cache_alloc_orig by a call)
+ *	                  -> malloc_slow (anything else)
  *	free(p)    -> malloc_free: in the arena and aligned? its live tag names
  *	              a class: clear the tag, give p to that class's cache
- *	              (SLUB: kmem_cache_free_keep_errno, a tail call)
+ *	              (SLUB: pushed in line if p lies in the cpu slab,
+ *	              slab_free_fast_live; else kmem_cache_free_keep_errno,
+ *	              a tail call)
  *	                                              -> malloc_free_slow (the rest)
  *    No lock and no atomic read-modify-write is taken on either: the
  *    allocator's per-CPU fast path does the work; the live tag is a plain
  *    byte load and store (ptrcheck.c §4 says why that is exact).  free()
  *    neither reads the memory map nor the slab on its fast path, and
- *    touches errno only on the paths that can change it.
+ *    touches errno only on the paths that can change it.  On SLUB neither
+ *    makes a call: why in line, the tag already proved what SLUB's own
+ *    free fast path tests (an object start of the cache, live, uncharged),
+ *    and a call costs malloc a stack frame.
  *
  * 3. States.  Before the first call nothing exists.  malloc_init() runs
  *    once, under malloc_init_lock: it brings up the slab layer, the live
@@ -75,6 +83,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "malloc_internal.h"
+#if CONFIG_SLUB
+#include "mm/slub_fastpath.h"	/* why: the class caches' pop and push, in line */
+#endif
 
 /* ---- size classes ---- */
 
@@ -143,6 +154,36 @@ static __always_inline void *malloc_small(size_t size, const struct size_class *
 		return __kmalloc(slob_request(size), gfp);
 	/* why _orig: with slub_debug=Z the red zone starts at size (kmalloc's) */
 	return kmem_cache_alloc_orig(sc->cache, gfp, size);
+}
+
+/*
+ * SLUB: pop the head of s's cpu freelist in line into *p, zeroed if gfp
+ * asks for it, and mark it live with tag.  False with *p NULL if the pop
+ * cannot be made (no CPU yet, the freelist empty or its head corrupt, or
+ * a debug-path cache, which never has a cpu slab): malloc_missed_at then
+ * calls kmem_cache_alloc_orig.  False with *p set if it cannot be marked.
+ * Not for __GFP_ACCOUNT (malloc never asks for it) nor a SLAB_ACCOUNT
+ * cache (no class cache is one: malloc_classes_init).
+ */
+static __always_inline bool malloc_pop_mark(struct kmem_cache *s, gfp_t gfp, unsigned char tag,
+					    void **p)
+{
+#if CONFIG_SLUB
+	void *object;
+
+	if (unlikely(!slab_pop(s, false, &object)))
+		return false;
+	*p = slab_popped(s, gfp, object);
+	/* why no range test: the hardened pop placed the object in the cpu
+	 * slab, inside the arena, and a class tag exists only with the map
+	 * (malloc_classes_publish) */
+	if (CONFIG_SLAB_FREELIST_HARDENED)
+		return live_map_mark_in(*p, tag);
+	return live_map_mark(*p, tag);
+#else
+	(void)s, (void)gfp, (void)tag, (void)p;
+	return false;
+#endif
 }
 
 /* The live tag of a block from __kmalloc or kmalloc_large. */
@@ -235,6 +276,13 @@ static bool malloc_classes_init(void)
 		class_cache_name(malloc_cache_names[c], malloc_class_size[c]);
 		s = kmem_cache_create_kmalloc(malloc_cache_names[c], malloc_class_size[c],
 					      MALLOC_ALIGN, 0);
+#if CONFIG_SLUB
+		/* why: the inline pop and push neither charge nor uncharge
+		 * (created without SLAB_ACCOUNT, a cache merges only with
+		 * caches of the same accounting: never expected) */
+		if (s && (s->flags & SLAB_ACCOUNT))
+			s = NULL;
+#endif
 		/* why: a kmalloc cache is as good, only coarser */
 		if (!s)
 			s = kmalloc_slab(malloc_class_size[c], MALLOC_GFP);
@@ -250,7 +298,9 @@ static bool malloc_classes_init(void)
  * everything it uses is set up (the class's cache, tag_cache, the live
  * map), so each is published with release order (malloc_fast reads it
  * with acquire: a plain load on x86).  On SLOB the tag is LIVE_KMALLOC's
- * (kmalloc serves every size) and there is no cache.
+ * (kmalloc serves every size) and there is no cache.  Without the map
+ * (live_map_init could not reserve it) the tags stay 0: every size takes
+ * the slow path, which marks nothing.
  */
 static void malloc_classes_publish(void)
 {
@@ -262,7 +312,10 @@ static void malloc_classes_publish(void)
 		sc = &malloc_hot.size_class[i];
 		c = smallest_class(i * 16UL);
 		sc->cache = malloc_hot.tag_cache[c + 1];
-		smp_store_release(&sc->tag, CONFIG_SLOB ? LIVE_KMALLOC : c + 1);
+		/* why 0 without the map: SLUB's fast path marks without a
+		 * range test; the slow path serves every size then */
+		if (malloc_hot.map.tags)
+			smp_store_release(&sc->tag, CONFIG_SLOB ? LIVE_KMALLOC : c + 1);
 	}
 }
 
@@ -288,6 +341,8 @@ static bool malloc_init_steps(void)
 	if (!smp_load_acquire(&slab_initialized))
 		return false;
 	live_map_init();
+	malloc_hot.map.tags_by_addr = (unsigned long)malloc_hot.map.tags -
+				      (malloc_hot.map.base >> MALLOC_ALIGN_SHIFT);
 	large_max = PAGE_SIZE << (MAX_ORDER - 1);
 	if (malloc_classes_init()) {
 		malloc_classes_publish();
@@ -389,12 +444,32 @@ static noinline void *malloc_slow(size_t size, size_t align, gfp_t gfp, const ch
 	return p;
 }
 
-/* malloc_fast missed: p is NULL (go the slow way) or could not be marked. */
+/*
+ * malloc_fast missed: p could not be marked, or is NULL.  SLUB: NULL is
+ * mostly the inline pop's miss (the cpu freelist is empty, or the cache
+ * takes the debug path): the class cache is then asked by a call, which
+ * refills the cpu slab or puts the kmalloc red zone at size; the slow way
+ * is what that cannot serve (not ready yet, other sizes, no memory).
+ */
 static noinline void *malloc_missed_at(void *p, size_t size, gfp_t gfp, const char *fn,
 				       const void *caller)
 {
+	const struct size_class *sc;
+	unsigned int tag;
+
 	if (p)
 		return malloc_mark_slow(p, fn, caller);
+	if (CONFIG_SLUB && size <= MALLOC_SMALL_MAX) {
+		sc = size_to_class(size);
+		tag = class_tag(sc);
+		if (tag) {
+			p = malloc_small(size, sc, gfp);
+			if (likely(live_map_mark(p, (unsigned char)tag)))
+				return p;
+			if (p)
+				return malloc_mark_slow(p, fn, caller);
+		}
+	}
 	return malloc_slow(size, MALLOC_ALIGN, gfp, fn, caller);
 }
 
@@ -406,7 +481,7 @@ static noinline void *malloc_missed_at(void *p, size_t size, gfp_t gfp, const ch
  * the allocator's call, which costs malloc a stack frame's worth of
  * instructions, and free() a frame of its own.
  */
-static noinline void *malloc_missed(void *p, size_t size, gfp_t gfp, const char *fn)
+static noinline void *malloc_missed(size_t size, void *p, gfp_t gfp, const char *fn)
 {
 	return malloc_missed_at(p, size, gfp, fn, MALLOC_CALLER());
 }
@@ -415,9 +490,10 @@ static noinline void *malloc_missed(void *p, size_t size, gfp_t gfp, const char 
  * The fast path proper: true with *p a small block marked live; false with
  * *p the block that could not be marked (NULL if there was none) and *size
  * set for the slow way.  Budget: a compare, the class entry's two loads and
- * a test, the allocator's call, then the live map's range test, load, test
- * and store.  No test of the allocator's NULL: the map's range test
- * rejects it.
+ * a test, the allocator's fast path (SLUB: its pop, in line, whose miss
+ * leaves *p NULL and *size the size asked for; else a call), then the live
+ * map's range test, load, test and store.  No test of the allocator's
+ * NULL (but SLUB's miss): the map's range test rejects it.
  */
 static __always_inline bool malloc_try(size_t *size, gfp_t gfp, void **p)
 {
@@ -431,9 +507,16 @@ static __always_inline bool malloc_try(size_t *size, gfp_t gfp, void **p)
 	tag = class_tag(sc);
 	if (unlikely(!tag))
 		return false;
-	*p = malloc_small(*size, sc, gfp);
-	if (likely(live_map_mark(*p, (unsigned char)tag)))
-		return true;
+	if (CONFIG_SLUB) {
+		if (likely(malloc_pop_mark(sc->cache, gfp, (unsigned char)tag, p)))
+			return true;
+		if (!*p)
+			return false;	/* malloc_missed_at calls the cache */
+	} else {
+		*p = malloc_small(*size, sc, gfp);
+		if (likely(live_map_mark(*p, (unsigned char)tag)))
+			return true;
+	}
 	/* why the class size: then size need not live across the call */
 	if (!CONFIG_SLOB)
 		*size = malloc_class_size[tag - 1];
@@ -447,7 +530,7 @@ static __always_inline void *malloc_fast(size_t size, gfp_t gfp, const char *fn)
 
 	if (likely(malloc_try(&size, gfp, &p)))
 		return p;
-	return malloc_missed(p, size, gfp, fn);
+	return malloc_missed(size, p, gfp, fn);
 }
 
 /* malloc anywhere else: the caller is given. */
@@ -473,12 +556,17 @@ static noinline void malloc_kfree(void *p)
 	errno = err;
 }
 
-/* p (live tag cleared) to its class cache s, keeping errno.  SLUB does it
- * on its fast path, saving errno only for its slow path. */
+/*
+ * p (live tag cleared) to its class cache s, keeping errno.  SLUB: pushed
+ * onto the cpu freelist in line if it lies in the cpu slab (the live tag
+ * proved the rest: slab_free_fast_live), else kmem_cache_free_keep_errno,
+ * a tail call, which saves errno only for its slow path.
+ */
 static __always_inline void malloc_cache_free(struct kmem_cache *s, void *p)
 {
 #if CONFIG_SLUB
-	kmem_cache_free_keep_errno(s, p);
+	if (unlikely(!slab_free_fast_live(s, p)))
+		kmem_cache_free_keep_errno(s, p);
 #else
 	int err = errno;
 

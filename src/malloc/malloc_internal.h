@@ -79,6 +79,9 @@ struct live_map {
 					 * granule; NULL if disabled */
 	unsigned long base;		/* arena start: granule 0 */
 	unsigned long nr_granules;	/* granules covered (0 if disabled) */
+	unsigned long tags_by_addr;	/* tags - base / 16, so that p's byte is at
+					 * tags_by_addr + p / 16 (base is page aligned);
+					 * set after live_map_init (malloc.c) */
 };
 
 /* What malloc needs of a request's size class (malloc.c). */
@@ -144,6 +147,23 @@ static __always_inline bool live_map_mark(const void *p, unsigned char tag)
 	    unlikely(__atomic_load_n(&malloc_hot.map.tags[g], __ATOMIC_RELAXED)))
 		return false;
 	__atomic_store_n(&malloc_hot.map.tags[g], tag, __ATOMIC_RELAXED);
+	return true;
+}
+
+/*
+ * live_map_mark for a p the caller knows lies in the map (SLUB's inline
+ * pop placed it in the cpu slab, and a class tag exists only with the map
+ * enabled: malloc.c): no range test, and p's byte found without the
+ * subtraction of base.
+ */
+static __always_inline bool live_map_mark_in(const void *p, unsigned char tag)
+{
+	unsigned char *t = (unsigned char *)(malloc_hot.map.tags_by_addr +
+					     ((unsigned long)p >> MALLOC_ALIGN_SHIFT));
+
+	if (unlikely(__atomic_load_n(t, __ATOMIC_RELAXED)))
+		return false;
+	__atomic_store_n(t, tag, __ATOMIC_RELAXED);
 	return true;
 }
 

@@ -4,8 +4,10 @@
  * pops of c->freelist (plain and accounted) and the free fast path's push,
  * for the exported functions of slub.c (kmem_cache_alloc, kmem_cache_free)
  * and slub_kmalloc.c (__kmalloc, kfree, the malloc drop-in's entries).
- * Only SLUB's .c files include it; the out-of-line ends the fast paths
- * reach (__slab_alloc, slab_free_slow, ...) are declared in slub_internal.h.
+ * Only SLUB's .c files include it, and the malloc drop-in's malloc.c
+ * (built for SLUB), which pops and pushes its class caches in line (§2
+ * there); the out-of-line ends the fast paths reach (__slab_alloc,
+ * slab_free_slow, ...) are declared in slub_internal.h.
  * why a header: each exported function must have its fast path inlined
  * (no call, no stack frame; the budget below), in whichever file it lives.
  *
@@ -44,6 +46,8 @@
  *           do_slab_free     the cpu slab after all, or
  *             __slab_free    cmpxchg_double onto slab->freelist; freeze a
  *                            full slab onto this CPU's chain; free empties
+ *   malloc.c's free: slab_free_fast_live, the push alone (its live map
+ *                            proved the rest), else kmem_cache_free_keep_errno
  *   kmem_cache_free_bulk -> build_detached_freelist -> slab_free_chain
  *
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
@@ -281,6 +285,33 @@ static __always_inline bool slab_free_fast(struct kmem_cache *s, const struct sl
 	    unlikely(!memcg_slot_uncharge_fast(s, memcg_data_slots(memcg_data) + idx)))
 		return false;		/* an uncharge the stock cannot take */
 	set_freepointer_keyed(s, x, head, c->freelist_key);
+	WRITE_ONCE(c->freelist, x);
+	return true;
+}
+
+/*
+ * slab_free_fast for a caller that has proved x is a live, uncharged
+ * object of s (the malloc drop-in: its live map, ptrcheck.c §4, and a
+ * cache that is not SLAB_ACCOUNT, allocated without __GFP_ACCOUNT).  What
+ * that proof makes redundant is left out: x is an object start, so a range
+ * test places it in the cpu slab (objects of another slab lie outside that
+ * range); it is live, so it is not the freelist's head (no naive double
+ * free); it was never charged, so its slot (if its slab has a vector) is
+ * NULL and nothing is uncharged.  False, with nothing done, if x is not in
+ * the cpu slab (none, or a debug-path cache): the caller then frees it the
+ * general way.
+ */
+static __always_inline bool slab_free_fast_live(struct kmem_cache *s, void *x)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	void *head;
+
+	if (unlikely(!c))
+		return false;
+	if (unlikely((unsigned long)x - c->slab_start >= c->slab_span))
+		return false;
+	head = c->freelist;
+	*(void **)((char *)x + s->offset) = freelist_ptr(head, x, c->freelist_key);
 	WRITE_ONCE(c->freelist, x);
 	return true;
 }
