@@ -613,13 +613,13 @@ static struct slab *get_first_slab(struct kmem_cache_node *n)
 static unsigned int alloc_block(struct kmem_cache *s, struct array_cache *ac,
 				struct slab *slab, unsigned int batchcount)
 {
-	struct slab_objcgs *v = ac->slots ? slab_objcgs(slab) : NULL;
+	struct slab_objcgs *v = ac_slots(ac) ? slab_objcgs(slab) : NULL;
 	void *objp;
 
 	while (slab->active < s->num && batchcount) {
 		objp = slab_get_obj(s, slab);
-		if (ac->slots)
-			ac->slots[ac->avail] = v ? &v->objcgs[slab_objcgs_index(v, objp)] : NULL;
+		if (ac_slots(ac))
+			ac_slots(ac)[ac->avail] = v ? &v->objcgs[slab_objcgs_index(v, objp)] : NULL;
 		ac->entry[ac->avail++] = objp;
 		batchcount--;
 	}
@@ -696,8 +696,8 @@ static void ac_drop_oldest(struct array_cache *ac, unsigned int n)
 {
 	ac->avail -= n;
 	memmove(ac->entry, &ac->entry[n], sizeof(void *) * ac->avail);
-	if (ac->slots)
-		memmove(ac->slots, &ac->slots[n], sizeof(void *) * ac->avail);
+	if (ac_slots(ac))
+		memmove(ac_slots(ac), &ac_slots(ac)[n], sizeof(void *) * ac->avail);
 	ac_erase_vacated(ac, ac->avail + n);
 }
 
@@ -710,8 +710,8 @@ static unsigned int transfer_objects(struct array_cache *to, struct array_cache 
 	if (!nr)
 		return 0;
 	memcpy(to->entry + to->avail, from->entry + from->avail - nr, sizeof(void *) * nr);
-	if (to->slots)	/* slots not known (slab_def.h) */
-		memset(to->slots + to->avail, 0, sizeof(void *) * nr);
+	if (ac_slots(to))	/* slots not known (slab_def.h) */
+		memset(ac_slots(to) + to->avail, 0, sizeof(void *) * nr);
 	from->avail -= nr;
 	ac_erase_vacated(from, from->avail + nr);
 	to->avail += nr;
@@ -1081,8 +1081,8 @@ static __always_inline void __free_one(struct array_cache *ac, void *objp)
  * array with room: __free_one keeping slab_def.h's slots invariant. */
 static __always_inline void ac_push(struct array_cache *ac, void *objp, void *slot)
 {
-	if (ac->slots)
-		ac->slots[ac->avail] = slot;
+	if (ac_slots(ac))
+		ac_slots(ac)[ac->avail] = slot;
 	__free_one(ac, objp);
 }
 
@@ -1253,7 +1253,7 @@ static __always_inline void *slab_alloc_memcg_body(struct kmem_cache *s, gfp_t f
 	objp = ac->entry[top];
 	if (by_slots) {
 		/* none: a plain cache charged by __GFP_ACCOUNT; NULL: not known */
-		if (unlikely(!ac->slots) || unlikely(!(slot = ac->slots[top])))
+		if (unlikely(!ac->has_slots) || unlikely(!(slot = ac_slots(ac)[top])))
 			goto page;
 	} else {
 		slot = memcg_obj_slot(objp);
@@ -1324,9 +1324,9 @@ static __always_inline void cache_free_to_array(struct kmem_cache *s, void *objp
 		if (unlikely(slab_stats))
 			stat_add(&c->freehit);
 		if (known == AC_SLOTS)	/* ac_wants_slots(s): its CPU array has them */
-			ac->slots[ac->avail] = slot;
-		else if (known == AC_SLOTS_LOOK && ac->slots)
-			ac->slots[ac->avail] = slot;
+			ac_slots(ac)[ac->avail] = slot;
+		else if (known == AC_SLOTS_LOOK && ac_slots(ac))
+			ac_slots(ac)[ac->avail] = slot;
 		__free_one(ac, objp);
 		return;
 	}

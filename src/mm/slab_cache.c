@@ -348,7 +348,7 @@ struct array_cache *alloc_arraycache(unsigned long entries, unsigned int batchco
 		ac->limit = (unsigned int)entries;
 		ac->batchcount = batchcount;
 		ac->touched = 0;
-		ac->slots = slots ? &ac->entry[entries] : NULL;
+		ac->has_slots = slots;
 		ac->bottom = NULL;
 	}
 	return ac;

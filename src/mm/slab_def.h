@@ -105,7 +105,11 @@ SLAB_SLAB_MATCH(_mapcount, active);	/* so freeing a slab resets it to -1 */
  *
  * slots: the CPU array of a SLAB_ACCOUNT cache without CFLGS_DEBUG_HOOKS
  * (ac_wants_slots in slab.c) has limit more words after entry[], one per
- * entry.  Invariant: for i < avail, slots[i] is NULL ("not known") or the
+ * entry (ac_slots).  why a flag, not a pointer: the header keeps its 24
+ * bytes, so the arrays made at boot and freed at the first refresh stay in
+ * the kmalloc caches they were in (in one shared with the program's small
+ * kmallocs, Valgrind describes a later use after free of those by the
+ * array freed at the same address before).  Invariant: for i < avail, slots[i] is NULL ("not known") or the
  * objcg vector slot of entry[i] (memcontrol.h), which stays valid while
  * the object is in the array (its slab holds it active, so neither slab
  * nor vector goes away).  Every push writes its word; moves move them.
@@ -117,11 +121,18 @@ struct array_cache {
 	unsigned int avail;		/* entries in use: entry[0 .. avail-1] */
 	unsigned int limit;		/* capacity of entry[] */
 	unsigned int batchcount;	/* entries moved at once on refill/flush */
-	unsigned int touched;		/* used since the last reap: reap skips it once */
-	void **slots;			/* &entry[limit] or NULL (constant; see above) */
+	unsigned short touched;		/* used since the last reap: reap skips it once */
+	unsigned short has_slots;	/* slot words follow entry[limit] (constant; see
+					 * above and ac_slots) */
 	void *bottom;			/* NULL, never written again: the top of an empty stack (constant) */
 	void *entry[];			/* the stack; entry[avail-1] is the hottest */
 };
+
+/* The slot words of ac, or NULL if it has none (see above). */
+static inline void **ac_slots(const struct array_cache *ac)
+{
+	return ac->has_slots ? (void **)&ac->entry[ac->limit] : NULL;
+}
 _Static_assert(offsetof(struct array_cache, entry) ==
 	       offsetof(struct array_cache, bottom) + sizeof(void *),
 	       "array_cache.bottom must sit just below entry[0]");
