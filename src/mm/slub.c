@@ -17,7 +17,8 @@
  *    onto its slab's own freelist, slab->freelist, with a double-word
  *    compare-and-swap of freelist+counters.  When the cpu freelist runs
  *    dry the owner takes what remote frees left on slab->freelist
- *    (get_freelist); then a slab from its per-CPU partial chain; then one
+ *    (get_freelist), or grows the cpu slab in place if it is a ramped slab
+ *    of a size class not yet whole (slab_objects_ramp); then a slab from its per-CPU partial chain; then one
  *    from the node's partial list (get_partial_node, taking more for the
  *    chain on the way); then a new slab from the page allocator.
  *
@@ -192,11 +193,17 @@ const char *const allocator_name = "slub";
 static void sheaf_flush_all(struct kmem_cache *s, struct kmem_cache_cpu *c);
 
 /* May the alloc slow path take from c's sheaf first?  Not when empty, nor
- * when a flush is asked for (___slab_alloc honours it).  A debug-path
- * cache never has objects there. */
-static inline bool sheaf_ready(const struct kmem_cache_cpu *c)
+ * when a flush is asked for (___slab_alloc honours it), nor while the cpu
+ * slab may grow (a slab of fewer objects than s's order holds: a ramped
+ * one, or an order fallback, which ___slab_alloc tells apart).  why the
+ * last: a small cpu slab that gave way to the sheaf would never grow, and
+ * a batch would then run through the sheaf, objects of full slabs freed
+ * and taken again by the slow paths (fastpath kmalloc 1024: 85 -> 152
+ * instructions a pair).  A debug-path cache never has objects there. */
+static inline bool sheaf_ready(const struct kmem_cache *s, const struct kmem_cache_cpu *c)
 {
-	return c->sheaf.nr && likely(!READ_ONCE(c->flush_request));
+	return c->sheaf.nr && likely(!READ_ONCE(c->flush_request)) &&
+	       likely(c->slab_objects >= oo_objects(s->oo));
 }
 
 /* The newest object of c's sheaf (not empty; owner). */
@@ -426,9 +433,10 @@ unsigned long slub_random(void)
 	return x * 0x2545f4914f6cdd1dUL;
 }
 
-/* The next offset of the sequence that lies inside this (maybe smaller) slab. */
+/* The next offset of the sequence that lies in [lo, hi): the objects of
+ * this (maybe smaller) slab, or of the chunk a grow adds to it. */
 static void *next_freelist_entry(const unsigned int *seq, unsigned int *pos, char *start,
-				 unsigned long slab_limit, unsigned int count)
+				 unsigned long lo, unsigned long hi, unsigned int count)
 {
 	unsigned int idx;
 
@@ -436,7 +444,7 @@ static void *next_freelist_entry(const unsigned int *seq, unsigned int *pos, cha
 		idx = seq[*pos];
 		if (++*pos >= count)
 			*pos = 0;
-	} while (unlikely(idx >= slab_limit));
+	} while (unlikely(idx - lo >= hi - lo));
 	return start + idx;
 }
 
@@ -451,47 +459,61 @@ static inline void *setup_object(const struct kmem_cache *s, void *object)
 	return object;
 }
 
-/* Build the freelist of a new slab in random order; false if not randomised. */
-static bool shuffle_freelist(const struct kmem_cache *s, struct slab *slab)
+/*
+ * Link objects [from, to) of slab in random order (the cache's sequence
+ * from a random start, only its entries in that range); returns the head,
+ * the last in *tailp (its free pointer NULL).  NULL if not randomised:
+ * fewer than 2 objects, no sequence yet, or a slab of more objects than
+ * the sequence covers (an order fallback never is: s->min <= s->oo).
+ */
+static void *shuffle_objects(const struct kmem_cache *s, struct slab *slab, unsigned int from,
+			     unsigned int to, void **tailp)
 {
-	unsigned int count = oo_objects(s->oo), objects = slab->objects, pos, i;
-	unsigned long slab_limit = (unsigned long)objects * s->size;
+	unsigned int count = oo_objects(s->oo), pos, i;
+	unsigned long lo = (unsigned long)from * s->size, hi = (unsigned long)to * s->size;
 	char *start = slab_objects_start(s, slab);
 	/* why acquire: kmem_cache_init publishes the kmalloc caches before it
 	 * makes their sequences (init_freelist_randomization), and another
 	 * thread may make a slab of one meanwhile: it sees NULL (a linear
 	 * freelist) or the whole sequence */
 	const unsigned int *seq = smp_load_acquire(&s->random_seq);
-	void *cur, *next;
+	void *head, *cur, *next;
 
-	if (objects < 2 || !seq)
-		return false;
+	if (to - from < 2 || !seq || to > count)
+		return NULL;
 	pos = (unsigned int)(slub_random() % count);
-	cur = setup_object(s, next_freelist_entry(seq, &pos, start, slab_limit, count));
-	slab->freelist = cur;
-	for (i = 1; i < objects; i++) {
-		next = setup_object(s, next_freelist_entry(seq, &pos, start, slab_limit, count));
+	head = cur = setup_object(s, next_freelist_entry(seq, &pos, start, lo, hi, count));
+	for (i = from + 1; i < to; i++) {
+		next = setup_object(s, next_freelist_entry(seq, &pos, start, lo, hi, count));
 		set_freepointer(s, cur, next);
 		cur = next;
 	}
 	set_freepointer(s, cur, NULL);
-	return true;
+	*tailp = cur;
+	return head;
 }
 
-/* Build the freelist of a new slab in address order. */
-static void linear_freelist(const struct kmem_cache *s, struct slab *slab)
+/* Link objects [from, to) of slab (from < to) in address order, unless
+ * randomised; returns the head, the last in *tailp (free pointer NULL). */
+static void *link_objects(const struct kmem_cache *s, struct slab *slab, unsigned int from,
+			  unsigned int to, void **tailp)
 {
-	char *p = setup_object(s, slab_objects_start(s, slab));
+	char *p, *head = shuffle_objects(s, slab, from, to, tailp);
 	unsigned int i;
 
-	slab->freelist = p;
-	for (i = 1; i < slab->objects; i++) {
+	if (head)
+		return head;
+	head = p = setup_object(s, (char *)slab_objects_start(s, slab) +
+				(unsigned long)from * s->size);
+	for (i = from + 1; i < to; i++) {
 		char *next = setup_object(s, p + s->size);
 
 		set_freepointer(s, p, next);
 		p = next;
 	}
 	set_freepointer(s, p, NULL);
+	*tailp = p;
+	return head;
 }
 
 static struct slab *alloc_slab_page(gfp_t flags, int node, struct kmem_cache_order_objects oo)
@@ -507,44 +529,69 @@ static struct slab *alloc_slab_page(gfp_t flags, int node, struct kmem_cache_ord
 }
 
 /*
- * The objects of a new slab of oo.  All of them, but for a size class
- * (SLAB_KMALLOC: kmalloc's caches and the malloc drop-in's) that is still
- * small: then only the objects of the first pages, enough for twice the
- * objects the node has already, and the rest of the slab lies unused.
+ * Ramped slabs.  A new slab of a size class (SLAB_KMALLOC: kmalloc's caches
+ * and the malloc drop-in's) starts with only the objects of its first page
+ * cut (slab->objects below what its order holds), and grows in place while
+ * it is a cpu slab: when its CPU has taken every object it has and no
+ * remote free is waiting, the next chunk (twice its objects, in whole
+ * pages, at most the order's) is linked and published
+ * (cpu_slab_grow_locked).  Other slabs are whole from the start.
  *
  * why: a new slab has each of its objects written (the free pointers),
  * which makes every page of it resident, and a program touches dozens of
- * size classes, most of them lightly: each would hold a whole slab of
- * touched memory per CPU (64 KiB for the larger classes; peak RSS of git
- * under the drop-in 12.4 -> 11.1 MiB, sqlite3 10.8 -> 10.3).  The pages
- * past the last object are never written, so they cost address space only,
- * and the slab keeps its order, so every count of pages (slabinfo, the
- * memory map picture) stays num_slabs << order.  Once the doubling asks for
- * half a slab or more, slabs are whole: a busy class's fast paths then run
- * on whole slabs, and the few small ones stay out of the way (they would
- * join the rotation of a batch larger than a slab).  For the same reason a
- * class of 16 objects a slab or fewer (4 KiB objects and up) gets whole
- * slabs (fastpath, batches of 64 4-KiB blocks: +12% instructions else).
- * The debug path (check_counts wants whole slabs) and caches made for one
- * type of object always get whole slabs.  One node: node 0's count.
+ * size classes per thread (each thread is a CPU, with a cpu slab per
+ * class), most of them lightly: each would hold a whole slab of touched
+ * memory (64 KiB for the larger classes).  The pages past the last object
+ * are never written until a grow reaches them, so they cost address space
+ * only, and the slab keeps its order, so every count of pages (slabinfo,
+ * the memory map picture) stays num_slabs << order.  A busy class's cpu
+ * slab grows to the whole order in a few slow paths (64-byte objects:
+ * 64 -> 128 -> ... -> 1024), so its fast paths run on whole slabs.
+ *
+ * Invariants: slab->objects only grows, only while the slab is frozen as
+ * a cpu slab, only by its owner under c->lock, and together with inuse in
+ * one freelist+counters update; an address past slab->objects is no
+ * object (every exact test reads the counters) until then.  c's cached
+ * geometry (slab_objects, slab_span, objcgs_objects) is raised before a
+ * new object is handed out, and the node's total_objects by the objects
+ * added, so discard_slab's subtraction of slab->objects matches.  A memcg
+ * vector has a slot per object the order holds (memcontrol.c), so a slab
+ * grows with its vector.  A class of 16 objects a slab or fewer (4 KiB
+ * objects and up) is whole from the first (fastpath, batches of 64 4-KiB
+ * blocks: +12% instructions else).  The debug path (check_counts wants
+ * whole slabs), which never has a cpu slab, and caches made for one type
+ * of object never ramp.
  */
 #define SLAB_RAMP_MIN_OBJECTS	17	/* classes with fewer a slab: no ramp */
 
+/* May slabs of s (of whole objects when whole) start small and grow? */
+static inline bool slab_ramps(const struct kmem_cache *s, unsigned int whole)
+{
+	return (s->flags & SLAB_KMALLOC) && whole >= SLAB_RAMP_MIN_OBJECTS &&
+	       likely(!slab_debug_path(s));
+}
+
+/* The objects of the first pages of a slab that hold want objects, at
+ * most whole. */
+static unsigned int slab_objects_pages(const struct kmem_cache *s, unsigned long want,
+				       unsigned int whole)
+{
+	unsigned long pages = DIV_ROUND_UP(want * s->size, PAGE_SIZE);
+	unsigned long objects = pages * PAGE_SIZE / s->size;
+
+	return objects >= whole ? whole : (unsigned int)objects;
+}
+
+/* The objects of a new slab of oo: those of its first page if it ramps. */
 static unsigned int slab_objects_ramp(const struct kmem_cache *s,
 				      struct kmem_cache_order_objects oo)
 {
-	const struct kmem_cache_node *n = get_node(s, 0);
 	unsigned int whole = oo_objects(oo);
-	unsigned long want, pages;
 
-	if (!(s->flags & SLAB_KMALLOC) || whole < SLAB_RAMP_MIN_OBJECTS ||
-	    unlikely(slab_debug_path(s) || !n))
+	/* why the node: the node cache's first slab exists before its node */
+	if (!slab_ramps(s, whole) || unlikely(!get_node(s, 0)))
 		return whole;
-	want = max(2 * (unsigned long)atomic_long_read(&n->total_objects), 1UL);
-	if (2 * want >= whole)
-		return whole;
-	pages = DIV_ROUND_UP(want * s->size, PAGE_SIZE);
-	return (unsigned int)(pages * PAGE_SIZE / s->size);
+	return slab_objects_pages(s, 1, whole);
 }
 
 /* A frozen slab with every object on slab->freelist and inuse = objects. */
@@ -553,6 +600,7 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 	struct kmem_cache_order_objects oo = s->oo;
 	gfp_t alloc_gfp;
 	struct slab *slab;
+	void *tail;
 
 	flags |= s->allocflags;
 	/* why: let the preferred order fail fast; the minimum order may retry */
@@ -571,8 +619,7 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 	slab->slab_cache = s;
 	if (unlikely(kmem_cache_debug(s)))
 		setup_slab_debug(s, slab);
-	if (!shuffle_freelist(s, slab))
-		linear_freelist(s, slab);
+	slab->freelist = link_objects(s, slab, 0, slab->objects, &tail);
 	slab->inuse = slab->objects;
 	slab->frozen = 1;
 	if (unlikely(memcheck_active()))
@@ -1098,11 +1145,70 @@ static void *cpu_freelist_checked_locked(struct kmem_cache *s, struct kmem_cache
 	return freelist;
 }
 
-/* Refill an empty c->freelist from the cpu slab's remote frees (c->lock held).
- * Returns the first object, or NULL after dropping a full cpu slab. */
+/* Is c's cpu slab a ramped one that has not grown whole yet? */
+static bool cpu_slab_may_grow(const struct kmem_cache *s, const struct kmem_cache_cpu *c)
+{
+	unsigned int whole;
+
+	if (!c->slab)
+		return false;
+	whole = order_objects(slab_order(c->slab), s->size);
+	return c->slab_objects < whole && slab_ramps(s, whole);
+}
+
+/*
+ * Grow the cpu slab by its next chunk (ramped slabs, see slab_objects_ramp;
+ * c->lock held, c->freelist empty): link the new objects, then raise
+ * objects and inuse by them in one update that also takes any remote frees
+ * (behind the chunk), then c's geometry and the node's count.  Returns the
+ * first new object, or NULL if the slab is whole or may not grow.
+ */
+static void *cpu_slab_grow_locked(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab = c->slab;
+	unsigned int whole = order_objects(slab_order(slab), s->size), from, to;
+	union slab_counters old, new;
+	void *head, *tail, *freelist;
+
+	from = slab_counters(slab).objects;	/* why no race: only we change it */
+	if (likely(from >= whole) || !slab_ramps(s, whole))
+		return NULL;
+	to = slab_objects_pages(s, 2 * (unsigned long)from, whole);
+	head = link_objects(s, slab, from, to, &tail);
+	do {
+		freelist = READ_ONCE(slab->freelist);
+		old = slab_counters(slab);
+		new = old;
+		new.objects = to;
+		new.inuse = to;		/* all on c->freelist or taken: counted in use */
+		set_freepointer(s, tail, freelist);
+	} while (!cmpxchg_double_slab(s, slab, freelist, old.counters, NULL, new.counters));
+	/* why before any new object is handed out: the fast paths' range and
+	 * index tests must take them (and c->objcgs' slots exist for them) */
+	WRITE_ONCE(c->slab_objects, to);
+	WRITE_ONCE(c->slab_span, (unsigned long)to * s->size);
+	cpu_slab_set_objcgs(c, c->objcgs);
+	atomic_long_add(to - from, &get_node(s, slab_nid(slab))->total_objects);
+	return head;
+}
+
+/* Refill an empty c->freelist from the cpu slab's remote frees, else by
+ * growing it (c->lock held).  Returns the first object, or NULL after
+ * dropping a full cpu slab. */
 static void *cpu_slab_refill_locked(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	void *freelist = get_freelist(s, c->slab);
+	void *freelist;
+
+	/* why remote frees first: they are resident already; a grow that
+	 * races with one takes it too */
+	if (!READ_ONCE(c->slab->freelist)) {
+		freelist = cpu_slab_grow_locked(s, c);
+		if (freelist) {
+			stat(s, ALLOC_REFILL);
+			return freelist;
+		}
+	}
+	freelist = get_freelist(s, c->slab);
 
 	if (!freelist) {
 		cpu_slab_clear(c);
@@ -1126,7 +1232,7 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	stat(s, ALLOC_SLOWPATH);
 	if (unlikely(READ_ONCE(c->flush_request)))
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
-	if (c->sheaf.nr)
+	if (c->sheaf.nr && !cpu_slab_may_grow(s, c))
 		return sheaf_pop(c);
 	for (;;) {
 		if (c->slab) {
@@ -1252,7 +1358,7 @@ noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 
-	if (likely(c) && sheaf_ready(c) && likely(!(gfpflags & __GFP_ZERO)))
+	if (likely(c) && sheaf_ready(s, c) && likely(!(gfpflags & __GFP_ZERO)))
 		return sheaf_pop(c);
 	return __slab_alloc_slow(s, gfpflags, node, addr);
 }

@@ -315,7 +315,7 @@ static int init_cache_random_seq(struct kmem_cache *s)
 	}
 	for (i = 0; i < count; i++)
 		seq[i] *= s->size;
-	smp_store_release(&s->random_seq, seq);	/* read by shuffle_freelist */
+	smp_store_release(&s->random_seq, seq);	/* read by shuffle_objects */
 	return 0;
 }
 

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slub_kmalloc_ramp.c - SLUB's small first slabs of a size class (slub.c,
- * slab_objects_ramp): a SLAB_KMALLOC cache that holds few objects gets
- * slabs of its usual order with only their first pages cut into objects,
- * enough for twice what the cache has, until a slab would be half full or
- * more: then whole slabs.  The pages past the last object are never
- * written (so never resident), and no pointer into them is an object.  A
- * cache made for one type of object, a debug cache and a class of 16
- * objects a slab or fewer get whole slabs from the first.
+ * slub_kmalloc_ramp.c - SLUB's ramped slabs of a size class (slub.c,
+ * slab_objects_ramp, cpu_slab_grow_locked): a new slab of a SLAB_KMALLOC
+ * cache has its usual order with only its first page cut into objects,
+ * and grows in place, doubling in whole pages, when its CPU has taken
+ * them all (remote frees first), up to the whole order.  The pages past
+ * the last object are never written (so never resident), and no pointer
+ * into them is an object.  A cache made for one type of object, a debug
+ * cache and a class of 16 objects a slab or fewer get whole slabs.
  */
 #include "common/test.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include "mm/internal.h"
@@ -48,35 +49,96 @@ static struct slab *slab_of(const void *p)
 	return slab;
 }
 
-/* Objects are taken one by one; each new slab holds twice what the cache
- * had, in whole pages, until that would be half a slab or more. */
-START_TEST(test_first_slabs_grow_to_whole)
+/* The objects of the first pages of a slab that hold want, at most whole. */
+static unsigned int pages_objects(const struct kmem_cache *s, unsigned long want,
+				  unsigned int whole)
+{
+	unsigned long objects = DIV_ROUND_UP(want * s->size, PAGE_SIZE) * PAGE_SIZE / s->size;
+
+	return objects >= whole ? whole : (unsigned int)objects;
+}
+
+/* Objects are taken one by one: the first slab starts with its first
+ * page's objects and grows in place, doubling in whole pages, to the
+ * whole order; the next new slab starts small again. */
+START_TEST(test_slab_grows_in_place_to_whole)
 {
 	struct kmem_cache *s = class_cache("ramp-class", SIZE);
 	static void *objs[MAX_OBJS];
-	struct slab *last = NULL, *slab;
-	unsigned long have = 0, want, pages;
-	unsigned int i, whole = per_slab(s), slabs = 0, expect;
+	struct slab *first = NULL, *slab;
+	unsigned int i, whole = per_slab(s), grows = 0, expect;
 
 	ck_assert_uint_ge(whole, 17);
-	for (i = 0; i < MAX_OBJS && (!last || last->objects < whole); i++) {
+	for (i = 0; i < MAX_OBJS; i++) {
 		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		ck_assert_ptr_nonnull(objs[i]);
 		slab = slab_of(objs[i]);
-		if (slab == last)
-			continue;
-		want = have ? 2 * have : 1;
-		pages = DIV_ROUND_UP(want * s->size, PAGE_SIZE);
-		expect = 2 * want >= whole ? whole : (unsigned int)(pages * PAGE_SIZE / s->size);
-		ck_assert_msg(slab->objects == expect, "slab %u: %u objects, expected %u (had %lu)",
-			      slabs, slab->objects, expect, have);
+		if (!first) {
+			first = slab;
+			expect = pages_objects(s, 1, whole);
+			ck_assert_uint_lt(expect, whole);
+		}
+		if (slab != first)
+			break;
+		if (slab->objects != expect) {
+			expect = pages_objects(s, 2 * (unsigned long)expect, whole);
+			grows++;
+		}
+		ck_assert_msg(slab->objects == expect, "object %u: %u objects, expected %u", i,
+			      slab->objects, expect);
 		ck_assert_uint_eq(folio_order(slab_folio(slab)), slab_order_of(s));
-		have += slab->objects;
-		last = slab;
-		slabs++;
+		ck_assert_uint_eq(slab->inuse, slab->objects);
 	}
-	ck_assert_uint_ge(slabs, 3);	/* 3 objects, then 6, then 18, ...: a ramp */
-	while (i--)
+	ck_assert_uint_eq(i, whole);	/* every object of the first slab, then a new one */
+	ck_assert_uint_ge(grows, 3);	/* 3 objects, then 7, then 15, ...: a ramp */
+	ck_assert_uint_eq(first->objects, whole);
+	ck_assert_uint_eq(slab_of(objs[i])->objects, pages_objects(s, 1, whole));
+	for (i++; i--;)
+		kmem_cache_free(s, objs[i]);
+	kmem_cache_destroy(s);
+}
+END_TEST
+
+/* Objects freed by another thread while the cpu slab is exhausted come
+ * back before the slab grows. */
+static struct kmem_cache *remote_cache;
+
+/* why a thread: its free goes to its sheaf, which its exit gives back onto
+ * the slab's own freelist (slub_cpu_dead), before the join returns */
+static void *free_one(void *p)
+{
+	kmem_cache_free(remote_cache, p);
+	return NULL;
+}
+
+START_TEST(test_remote_frees_before_growth)
+{
+	struct kmem_cache *s = class_cache("ramp-remote", SIZE);
+	void *objs[64], *p;
+	struct slab *slab;
+	pthread_t t;
+	unsigned int n, i;
+
+	objs[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	ck_assert_ptr_nonnull(objs[0]);
+	slab = slab_of(objs[0]);
+	n = slab->objects;
+	for (i = 1; i < n; i++) {
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		ck_assert_ptr_eq(slab_of(objs[i]), slab);
+	}
+	remote_cache = s;
+	ck_assert_int_eq(pthread_create(&t, NULL, free_one, objs[1]), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	ck_assert_ptr_eq(p, objs[1]);		/* the remote free, not a grown object */
+	ck_assert_uint_eq(slab->objects, n);
+	objs[1] = p;
+	p = kmem_cache_alloc(s, GFP_KERNEL);	/* now it grows */
+	ck_assert_ptr_eq(slab_of(p), slab);
+	ck_assert_uint_gt(slab->objects, n);
+	kmem_cache_free(s, p);
+	for (i = 0; i < n; i++)
 		kmem_cache_free(s, objs[i]);
 	kmem_cache_destroy(s);
 }
@@ -178,6 +240,21 @@ START_TEST(test_slabinfo_counts_small_slabs)
 	ck_assert_uint_eq(si.num_slabs, 1);
 	ck_assert_uint_eq(si.num_objs, slab_of(p)->objects);
 	ck_assert_uint_lt(si.num_objs, per_slab(s));
+	/* a grown slab: counted with its new objects */
+	{
+		void *q[4];
+		unsigned int i, n = slab_of(p)->objects;
+
+		for (i = 0; i < n && i < 4; i++)
+			q[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		ck_assert_uint_gt(slab_of(p)->objects, n);
+		memset(&si, 0, sizeof(si));
+		get_slabinfo(s, &si);
+		ck_assert_uint_eq(si.num_slabs, 1);
+		ck_assert_uint_eq(si.num_objs, slab_of(p)->objects);
+		while (i--)
+			kmem_cache_free(s, q[i]);
+	}
 	kmem_cache_free(s, p);
 	kmem_cache_destroy(s);
 }
@@ -188,7 +265,8 @@ static Suite *slub_kmalloc_ramp_suite(void)
 	Suite *s = suite_create("slub_kmalloc_ramp");
 	TCase *tc = tcase_create("ramp");
 
-	tcase_add_test(tc, test_first_slabs_grow_to_whole);
+	tcase_add_test(tc, test_slab_grows_in_place_to_whole);
+	tcase_add_test(tc, test_remote_frees_before_growth);
 	tcase_add_test(tc, test_tail_pages_never_touched);
 	tcase_add_test(tc, test_slot_past_last_object_is_no_object);
 	tcase_add_test(tc, test_type_cache_whole);
