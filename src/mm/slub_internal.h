@@ -160,6 +160,45 @@ static inline void *slab_objects_start(const struct kmem_cache *s, const struct 
 {
 	return (char *)slab_address(slab) + s->red_left_pad;
 }
+
+/* Ramped slabs (slub.c, slab_objects_ramp) */
+#define SLAB_RAMP_MIN_OBJECTS	17	/* classes with fewer a slab: no ramp */
+
+/* May slabs of s (of whole objects when whole) start small and grow? */
+static inline bool slab_ramps(const struct kmem_cache *s, unsigned int whole)
+{
+	return (s->flags & SLAB_KMALLOC) && whole >= SLAB_RAMP_MIN_OBJECTS &&
+	       likely(!slab_debug_path(s));
+}
+
+/* The objects of the first pages of a slab that hold want objects, at
+ * most whole. */
+static inline unsigned int slab_objects_pages(const struct kmem_cache *s, unsigned long want,
+				       unsigned int whole)
+{
+	unsigned long pages = DIV_ROUND_UP(want * s->size, PAGE_SIZE);
+	unsigned long objects = pages * PAGE_SIZE / s->size;
+
+	return objects >= whole ? whole : (unsigned int)objects;
+}
+
+/* The end of a ramped slab's chunk that starts at object from (< whole):
+ * the first page's objects, then twice as many pages as before. */
+static inline unsigned int slab_ramp_chunk_end(const struct kmem_cache *s, unsigned int from,
+					       unsigned int whole)
+{
+	return slab_objects_pages(s, from ? 2 * (unsigned long)from : 1, whole);
+}
+
+/* Is s's random sequence (of count objects) made of one permutation per
+ * ramp chunk (slub_cache.c, init_cache_random_seq), so that a chunk can be
+ * shuffled from its own window?  (True of every cache whose slabs may
+ * ramp; the debug path's, which may not, shuffle whole slabs.) */
+static inline bool random_seq_chunked(const struct kmem_cache *s, unsigned int count)
+{
+	return (s->flags & SLAB_KMALLOC) && count >= SLAB_RAMP_MIN_OBJECTS;
+}
+
 /* ======================= free pointers ======================= */
 
 /*

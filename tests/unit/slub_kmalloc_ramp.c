@@ -6,8 +6,11 @@
  * and grows in place, doubling in whole pages, when its CPU has taken
  * them all (remote frees first), up to the whole order.  The pages past
  * the last object are never written (so never resident), and no pointer
- * into them is an object.  A cache made for one type of object, a debug
- * cache and a class of 16 objects a slab or fewer get whole slabs.
+ * into them is an object.  Each chunk is handed out in its own random
+ * order, and a cpu slab that runs out takes a partial slab's free objects
+ * before it grows.  Size classes may take orders up to 6 to hold 64.  A
+ * cache made for one type of object, a debug cache and a class of 16
+ * objects a slab or fewer get whole slabs.
  */
 #include "common/test.h"
 
@@ -65,8 +68,10 @@ START_TEST(test_slab_grows_in_place_to_whole)
 {
 	struct kmem_cache *s = class_cache("ramp-class", SIZE);
 	static void *objs[MAX_OBJS];
+	static unsigned char seen[MAX_OBJS];
 	struct slab *first = NULL, *slab;
-	unsigned int i, whole = per_slab(s), grows = 0, expect;
+	unsigned int i, whole = per_slab(s), grows = 0, expect, chunk = 0, idx, prev = 0;
+	unsigned int descents = 0;
 
 	ck_assert_uint_ge(whole, 17);
 	for (i = 0; i < MAX_OBJS; i++) {
@@ -81,17 +86,30 @@ START_TEST(test_slab_grows_in_place_to_whole)
 		if (slab != first)
 			break;
 		if (slab->objects != expect) {
+			chunk = expect;
 			expect = pages_objects(s, 2 * (unsigned long)expect, whole);
 			grows++;
 		}
 		ck_assert_msg(slab->objects == expect, "object %u: %u objects, expected %u", i,
 			      slab->objects, expect);
+		/* from the newest chunk, once each, in a shuffled order */
+		idx = (unsigned int)(((char *)objs[i] - (char *)slab_address(slab)) / s->size);
+		ck_assert_msg(idx >= chunk && idx < expect, "object %u is slot %u, not of [%u, %u)",
+			      i, idx, chunk, expect);
+		ck_assert_uint_eq(seen[idx]++, 0);
+		if (i && idx < prev)
+			descents++;
+		prev = idx;
 		ck_assert_uint_eq(folio_order(slab_folio(slab)), slab_order_of(s));
 		ck_assert_uint_eq(slab->inuse, slab->objects);
 	}
 	ck_assert_uint_eq(i, whole);	/* every object of the first slab, then a new one */
 	ck_assert_uint_ge(grows, 3);	/* 3 objects, then 7, then 15, ...: a ramp */
 	ck_assert_uint_eq(first->objects, whole);
+	/* in address order a chunk would only ascend: at most one descent
+	 * at each chunk's start */
+	if (CONFIG_SLAB_FREELIST_RANDOM)
+		ck_assert_uint_gt(descents, grows + 1);
 	ck_assert_uint_eq(slab_of(objs[i])->objects, pages_objects(s, 1, whole));
 	for (i++; i--;)
 		kmem_cache_free(s, objs[i]);
@@ -206,15 +224,26 @@ START_TEST(test_type_cache_whole)
 }
 END_TEST
 
-/* 16 objects a slab or fewer (4 KiB): whole slabs, and so for a debug
- * cache, whose checks count whole slabs. */
+/* Size classes may take higher orders to hold 64 objects a slab
+ * (slub_cache.c, calculate_order): 4 KiB blocks 64 a slab, ramping, where
+ * a cache for one type gets 16; 16 objects a slab or fewer (16 KiB) are
+ * whole slabs, and so for a debug cache, whose checks count whole slabs. */
 START_TEST(test_big_class_and_debug_cache_whole)
 {
-	struct kmem_cache *big = class_cache("ramp-big", 4096);
+	struct kmem_cache *typed = kmem_cache_create("ramp-4k-type", 4096, 0, SLAB_NOLEAKTRACE,
+						     NULL);
+	struct kmem_cache *mid = class_cache("ramp-4k", 4096);
+	struct kmem_cache *big = class_cache("ramp-big", 16384);
 	struct kmem_cache *dbg = kmem_cache_create_kmalloc("ramp-debug", SIZE, 16,
 					SLAB_NOLEAKTRACE | SLAB_CONSISTENCY_CHECKS);
-	void *p = kmem_cache_alloc(big, GFP_KERNEL), *q;
+	void *p = kmem_cache_alloc(big, GFP_KERNEL), *q, *r;
 
+	ck_assert_ptr_nonnull(typed);
+	ck_assert_uint_eq(per_slab(typed), 16);
+	ck_assert_uint_eq(per_slab(mid), 64);
+	r = kmem_cache_alloc(mid, GFP_KERNEL);
+	ck_assert_uint_eq(slab_of(r)->objects, 1);	/* its first page */
+	kmem_cache_free(mid, r);
 	ck_assert_uint_le(per_slab(big), 16);
 	ck_assert_uint_eq(slab_of(p)->objects, per_slab(big));
 	ck_assert_ptr_nonnull(dbg);
@@ -223,8 +252,49 @@ START_TEST(test_big_class_and_debug_cache_whole)
 	ck_assert_int_eq(kmem_cache_validate(dbg), 0);
 	kmem_cache_free(big, p);
 	kmem_cache_free(dbg, q);
+	kmem_cache_destroy(typed);
+	kmem_cache_destroy(mid);
 	kmem_cache_destroy(big);
 	kmem_cache_destroy(dbg);
+}
+END_TEST
+
+/* A cpu slab that runs out while a partial slab waits on its CPU's chain
+ * takes that slab's free object rather than grow (resident memory first). */
+START_TEST(test_partial_before_growth)
+{
+	struct kmem_cache *s = class_cache("ramp-partial", SIZE);
+	static void *objs[MAX_OBJS];
+	struct slab *first, *second;
+	unsigned int i, n, m;
+	void *p;
+
+	objs[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	ck_assert_ptr_nonnull(objs[0]);
+	first = slab_of(objs[0]);
+	for (i = 1; i < MAX_OBJS; i++) {	/* the first slab, whole, then one more */
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		ck_assert_ptr_nonnull(objs[i]);
+		if (slab_of(objs[i]) != first)
+			break;
+	}
+	ck_assert_uint_lt(i, MAX_OBJS);
+	n = i + 1;
+	second = slab_of(objs[i]);
+	m = second->objects;
+	ck_assert_uint_lt(m, per_slab(s));
+	kmem_cache_free(s, objs[5]);		/* the full first slab: partial now */
+	for (i = 1; i < m; i++) {		/* the rest of the second's first chunk */
+		objs[n] = kmem_cache_alloc(s, GFP_KERNEL);
+		ck_assert_ptr_eq(slab_of(objs[n]), second);
+		n++;
+	}
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	ck_assert_ptr_eq(p, objs[5]);		/* the partial slab's object, */
+	ck_assert_uint_eq(second->objects, m);	/* not a grown one */
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, objs[i]);
+	kmem_cache_destroy(s);
 }
 END_TEST
 
@@ -271,6 +341,7 @@ static Suite *slub_kmalloc_ramp_suite(void)
 	tcase_add_test(tc, test_slot_past_last_object_is_no_object);
 	tcase_add_test(tc, test_type_cache_whole);
 	tcase_add_test(tc, test_big_class_and_debug_cache_whole);
+	tcase_add_test(tc, test_partial_before_growth);
 	tcase_add_test(tc, test_slabinfo_counts_small_slabs);
 	suite_add_tcase(s, tc);
 	return s;
