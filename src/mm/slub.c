@@ -203,7 +203,7 @@ static void sheaf_flush_all(struct kmem_cache *s, struct kmem_cache_cpu *c);
 static inline bool sheaf_ready(const struct kmem_cache *s, const struct kmem_cache_cpu *c)
 {
 	return c->sheaf.nr && likely(!READ_ONCE(c->flush_request)) &&
-	       likely(c->slab_objects >= oo_objects(s->oo));
+	       likely(c->slab_objects >= oo_objects(cache_oo(s)));
 }
 
 /* The newest object of c's sheaf (not empty; owner). */
@@ -406,11 +406,16 @@ static __always_inline bool cmpxchg_double_slab(const struct kmem_cache *s, stru
 	return ok;
 }
 
-/* May an empty slab go back to the page allocator now?  Not while the node
- * keeps fewer than min_partial slabs (RCU caches too: free_slab defers, §6). */
-bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n)
+/* May slab, empty, go back to the page allocator now?  Not while the node
+ * keeps fewer than min_partial slabs (RCU caches too: free_slab defers, §6),
+ * unless churn raised s's order past slab's (slub_cache.c: a churning class
+ * should run on slabs of its new order).  A slab that goes back because of
+ * a yes goes by discard_slab_churn. */
+bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n,
+		     const struct slab *slab)
 {
-	return READ_ONCE(n->nr_partial) >= s->min_partial;
+	return READ_ONCE(n->nr_partial) >= s->min_partial ||
+	       (unlikely(READ_ONCE(s->churned)) && slab_order(slab) < oo_order(cache_oo(s)));
 }
 
 /* ======================= freelist randomisation ======================= */
@@ -490,18 +495,21 @@ static inline void *setup_object(const struct kmem_cache *s, void *object)
 static void *shuffle_objects(const struct kmem_cache *s, struct slab *slab, unsigned int from,
 			     unsigned int to, void **tailp)
 {
-	unsigned int count = oo_objects(s->oo), pos, i;
 	unsigned long lo = (unsigned long)from * s->size, hi = (unsigned long)to * s->size;
 	char *start = slab_objects_start(s, slab);
 	/* why acquire: kmem_cache_init publishes the kmalloc caches before it
 	 * makes their sequences (init_freelist_randomization), and another
-	 * thread may make a slab of one meanwhile: it sees NULL (a linear
-	 * freelist) or the whole sequence */
-	const unsigned int *seq = smp_load_acquire(&s->random_seq);
+	 * thread may make a slab of one meanwhile, or churn replace it: it
+	 * sees NULL (a linear freelist) or a whole sequence */
+	const struct slub_random_seq *rs = smp_load_acquire(&s->random_seq);
+	const unsigned int *seq;
+	unsigned int count, pos, i;
 	void *head, *cur, *next;
 
-	if (to - from < 2 || !seq || to > count)
+	if (to - from < 2 || !rs || to > rs->count)
 		return NULL;
+	seq = rs->offset;
+	count = rs->count;
 	if (likely(random_seq_window(s, from, to, count))) {
 		/* why: a chunk of a big slab would else scan the whole
 		 * sequence for its few entries (the five chunks of a
@@ -607,7 +615,7 @@ static unsigned int slab_objects_ramp(const struct kmem_cache *s,
 /* A frozen slab with every object on slab->freelist and inuse = objects. */
 static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
-	struct kmem_cache_order_objects oo = s->oo;
+	struct kmem_cache_order_objects oo = cache_oo(s);
 	gfp_t alloc_gfp;
 	struct slab *slab;
 	void *tail;
@@ -683,6 +691,15 @@ void discard_slab(struct kmem_cache *s, struct slab *slab)
 	free_slab(s, slab);
 }
 
+/* discard_slab of a slab that slab_discard_ok let go: churn, which may
+ * raise s's order (slub_cache.c, slub_note_churn). */
+static void discard_slab_churn(struct kmem_cache *s, struct slab *slab)
+{
+	if (unlikely(s->churn_order > oo_order(cache_oo(s))))
+		slub_note_churn(s);
+	discard_slab(s, slab);
+}
+
 /* ======================= the per-CPU partial chain ======================= */
 
 /* Unfreeze a slab of a per-CPU chain (n->list_lock held): true if it is
@@ -699,7 +716,7 @@ static bool unfreeze_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n
 		new = old;
 		new.frozen = 0;
 	} while (!cmpxchg_double_slab(s, slab, freelist, old.counters, freelist, new.counters));
-	if (unlikely(!new.inuse && slab_discard_ok(s, n)))
+	if (unlikely(!new.inuse && slab_discard_ok(s, n, slab)))
 		return true;
 	add_partial(n, slab, DEACTIVATE_TO_TAIL);
 	stat(s, FREE_ADD_PARTIAL);
@@ -732,7 +749,7 @@ static void __unfreeze_partials(struct kmem_cache *s, struct slab *partial_slab)
 	while (slab_to_discard) {
 		slab = slab_to_discard;
 		slab_to_discard = slab->next;
-		discard_slab(s, slab);
+		discard_slab_churn(s, slab);
 	}
 }
 
@@ -749,7 +766,7 @@ static void put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	spin_lock(&c->lock);
 	oldslab = c->partial;
 	if (oldslab) {
-		if (drain && oldslab->slabs >= (int)s->cpu_partial_slabs) {
+		if (drain && oldslab->slabs >= (int)READ_ONCE(s->cpu_partial_slabs)) {
 			slab_to_unfreeze = oldslab;
 			oldslab = NULL;
 		} else {
@@ -828,7 +845,7 @@ static void *get_partial_node(struct kmem_cache *s, struct kmem_cache_node *n,
 			partial_slabs++;
 			stat(s, CPU_PARTIAL_NODE);
 		}
-		if (!kmem_cache_has_cpu_partial(s) || partial_slabs > s->cpu_partial_slabs / 2)
+		if (!kmem_cache_has_cpu_partial(s) || partial_slabs > READ_ONCE(s->cpu_partial_slabs) / 2)
 			break;
 	}
 	spin_unlock(&n->list_lock);
@@ -926,9 +943,10 @@ static void slab_move_lists(const struct kmem_cache *s, struct kmem_cache_node *
 
 /* Where an unfrozen slab belongs: back to the pages, node partial, or full. */
 static enum slab_modes deactivate_mode(const struct kmem_cache *s, const struct kmem_cache_node *n,
-				       union slab_counters new, const void *freelist)
+				       const struct slab *slab, union slab_counters new,
+				       const void *freelist)
 {
-	if (!new.inuse && slab_discard_ok(s, n))
+	if (!new.inuse && slab_discard_ok(s, n, slab))
 		return M_FREE;
 	return freelist ? M_PARTIAL : M_FULL;
 }
@@ -974,7 +992,7 @@ static void deactivate_slab(struct kmem_cache *s, struct slab *slab, void *freel
 			new_freelist = freelist;
 		}
 		new.frozen = 0;
-		m = deactivate_mode(s, n, new, new_freelist);
+		m = deactivate_mode(s, n, slab, new, new_freelist);
 		if (!lock && (m == M_PARTIAL || (m == M_FULL && kmem_cache_tracks_full(s)))) {
 			lock = true;
 			spin_lock(&n->list_lock);
@@ -987,7 +1005,7 @@ static void deactivate_slab(struct kmem_cache *s, struct slab *slab, void *freel
 		spin_unlock(&n->list_lock);
 	deactivate_stat(s, m, tail);
 	if (m == M_FREE)
-		discard_slab(s, slab);
+		discard_slab_churn(s, slab);
 }
 
 /* Detach and deactivate c's cpu slab.  The owner, or a thread that knows
@@ -1091,7 +1109,7 @@ noinline __cold void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, in
 	slab_printk("SLUB: Unable to allocate memory on node %d, gfp=%#x(%s)\n", nid, gfpflags,
 		    gfp_flags_string(flags, sizeof(flags), gfpflags));
 	slab_printk("  cache: %s, object size: %u, buffer size: %u, default order: %u, min order: %u\n",
-		    s->name, s->object_size, s->size, oo_order(s->oo), oo_order(s->min));
+		    s->name, s->object_size, s->size, oo_order(cache_oo(s)), oo_order(s->min));
 	for_each_kmem_cache_node(s, node, n)
 		slab_printk("  node %d: slabs: %ld, objs: %ld\n", node,
 			    atomic_long_read(&n->nr_slabs), atomic_long_read(&n->total_objects));
@@ -1201,9 +1219,13 @@ static void *cpu_slab_refill_locked(struct kmem_cache *s, struct kmem_cache_cpu 
 	/* why remote frees first, and partial slabs (on c's chain or the
 	 * node) before a grow: their free objects are resident already, a
 	 * grow touches new pages (the drop-in's fragment peak RSS: 19.7 ->
-	 * 19.3 MB); a grow that races with a remote free takes it too */
-	if (!READ_ONCE(c->slab->freelist) && !READ_ONCE(c->partial) &&
-	    !READ_ONCE(get_node(s, slab_nid(c->slab))->nr_partial)) {
+	 * 19.3 MB); a grow that races with a remote free takes it too.  But
+	 * a churning class (slub_note_churn) grows first: its partial slabs
+	 * (the node keeps min_partial empty ones) would else keep its slabs
+	 * at their first chunk for ever */
+	if (!READ_ONCE(c->slab->freelist) &&
+	    (READ_ONCE(s->churned) || (!READ_ONCE(c->partial) &&
+	     !READ_ONCE(get_node(s, slab_nid(c->slab))->nr_partial)))) {
 		freelist = cpu_slab_grow_locked(s, c);
 		if (freelist) {
 			stat(s, ALLOC_REFILL);
@@ -1374,7 +1396,7 @@ noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 static void slab_free_listed(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab,
 			     void *prior, union slab_counters new, bool cpu_partial)
 {
-	if (unlikely(!new.inuse && slab_discard_ok(s, n))) {
+	if (unlikely(!new.inuse && slab_discard_ok(s, n, slab))) {
 		if (prior) {
 			remove_partial(n, slab);
 			stat(s, FREE_REMOVE_PARTIAL);
@@ -1382,7 +1404,7 @@ static void slab_free_listed(struct kmem_cache *s, struct kmem_cache_node *n, st
 			remove_full(s, slab);
 		}
 		spin_unlock(&n->list_lock);
-		discard_slab(s, slab);
+		discard_slab_churn(s, slab);
 		return;
 	}
 	if (!cpu_partial && unlikely(!prior)) {
@@ -1649,35 +1671,40 @@ static __always_inline bool sheaf_push_quick(const struct kmem_cache *s,
 /*
  * A free the fast path did not take, in the common case: x, a valid object
  * of s (object_slab_checked's exact test), goes into the sheaf
- * (sheaf_push_quick).  Anything else goes to slab_free_general, which looks
- * again and reports: a bad pointer, a debug-path cache (no sheaf), no CPU
- * yet, and what sheaf_push_quick refuses.  why the remembered slab: in a
- * run of frees of one slab's objects, the common case, the exact test is
- * made against the sheaf's remembered slab, one multiply and a compare,
- * with no look-up of the slab.  Budget then: one TLS load, that test, the
- * slab's memcg_data, the sheaf's room and top, and the entry; no call, no
- * stack frame, no access to x.
+ * (sheaf_push_quick).  False, nothing done, for anything else, which
+ * slab_free_general looks at again and reports: a bad pointer, a
+ * debug-path cache (no sheaf), no CPU yet, and what sheaf_push_quick
+ * refuses.  why the remembered slab: in a run of frees of one slab's
+ * objects, the common case, the exact test is made against the sheaf's
+ * remembered slab, one multiply and a compare, with no look-up of the
+ * slab.  Budget then: one TLS load, that test, the slab's memcg_data, the
+ * sheaf's room and top, and the entry; no call, no stack frame, no access
+ * to x.
  */
-noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
-			     unsigned long addr)
+static __always_inline bool slab_free_to_sheaf(struct kmem_cache *s, void *x)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	struct slab *slab;
 
 	if (unlikely(!c))
-		goto general;
+		return false;
 	if (likely(obj_offset_index(s, (unsigned long)x - c->sheaf.slab_start) <
-		   c->sheaf.slab_objects)) {
-		if (likely(sheaf_push_quick(s, c, c->sheaf.slab, x)))
-			return;
-		goto general;
-	}
+		   c->sheaf.slab_objects))
+		return sheaf_push_quick(s, c, c->sheaf.slab, x);
 	slab = object_slab_quiet(s, x);
 	if (likely(slab) && likely(sheaf_push_quick(s, c, slab, x))) {
 		sheaf_slab_remember(s, c, slab);
-		return;
+		return true;
 	}
-general:
+	return false;
+}
+
+/* A free the fast path did not take: the sheaf, or slab_free_general. */
+noinline void slab_free_slow(struct kmem_cache *s, void *x, const char *fn,
+			     unsigned long addr)
+{
+	if (likely(slab_free_to_sheaf(s, x)))
+		return;
 	slab_free_general(s, x, fn, addr);
 }
 
@@ -1758,9 +1785,14 @@ EXPORT_SYMBOL(kmem_cache_free);
 static noinline void slab_free_slow_keep_errno(struct kmem_cache *s, void *x,
 					       unsigned long addr)
 {
-	int err = errno;
+	int err;
 
-	slab_free_slow(s, x, "free", addr);
+	/* why the sheaf first: it makes no system call, and errno's
+	 * save and restore cost a third of such a free */
+	if (likely(slab_free_to_sheaf(s, x)))
+		return;
+	err = errno;
+	slab_free_general(s, x, "free", addr);
 	errno = err;
 }
 

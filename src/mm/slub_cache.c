@@ -7,8 +7,9 @@
  *    middle, or after the object when its contents must survive free;
  *    room for debug red zones and owner tracks per the flags) and
  *    calculate_order() picks the slab order as 5.17 does, steered by the
- *    slub_min_order, slub_max_order and slub_min_objects options.
- *    kmem_cache_open() then sizes the partial lists, makes the random
+ *    slub_min_order, slub_max_order and slub_min_objects options (size
+ *    classes may go higher: SLUB_RAMP_MAX_ORDER, and once by churn,
+ *    slub_note_churn).  kmem_cache_open() then sizes the partial lists, makes the random
  *    freelist order and allocates the per-node and per-CPU structures.
  *    kmem_cache_init() bootstraps the two caches SLUB itself allocates
  *    from (kmem_cache_node, kmem_cache) from static copies, then the
@@ -28,7 +29,9 @@
  *
  * 4. Invariants.  A cache is published (slab_caches) only after
  *    kmem_cache_open() succeeded, so every field but object_size/inuse
- *    (raised by a merge under slab_mutex) is constant while others use it.
+ *    (raised by a merge under slab_mutex) and what churn raises (oo,
+ *    cpu_partial_slabs, random_seq: slub_note_churn, lock-free, once) is
+ *    constant while others use it.
  *
  * This file belongs to the SLUB build only: the build compiles every
  * source file for every allocator, so its body sits in one #if.
@@ -222,6 +225,73 @@ static int calculate_order(unsigned int size, bool ramps)
 	return -ENOSYS;
 }
 
+/*
+ * Churn.  A size class whose empty slabs go back to the page allocator past
+ * min_partial, again and again, is one that a program fills and empties
+ * in waves (a batch allocated, then freed, round after round): it pays for
+ * a new slab each time, and its frees of objects of any slab but the cpu
+ * slab leave the fast path.  Such a class's order rises by one after
+ * SLUB_CHURN_SLABS such slabs at its order, up to slabs of
+ * SLUB_CHURN_SLAB_BYTES (churn_order; mimalloc's page for small objects),
+ * and never falls; other classes keep calculate_order's.  Only ramping
+ * caches (cache_ramps): a slab writes and touches its pages as it grows,
+ * so a bigger one costs what it holds.  slub_max_order= caps it.
+ * why not every class from the start: see SLUB_RAMP_MAX_ORDER (peak RSS);
+ * the drop-in's batches of 1000 64-byte blocks: see docs/malloc.md.
+ * Slabs of every order up to churn_order coexist (each keeps its own,
+ * slab_order()), and the random sequence covers churn_order's (s->max).
+ */
+#define SLUB_CHURN_SLAB_BYTES	(64U * 1024)
+#define SLUB_CHURN_SLABS	32
+
+/* The order churn may raise s's from order to (order if none). */
+static unsigned int churn_order(const struct kmem_cache *s, unsigned int order)
+{
+	unsigned int top = (unsigned int)get_order(SLUB_CHURN_SLAB_BYTES);
+
+	if (!cache_ramps(s->flags) || order >= top)
+		return order;
+	if (slub_max_order_set)
+		top = max(order, min(top, slub_max_order));
+	while (top > order && order_objects(top, s->size) > MAX_OBJS_PER_PAGE)
+		top--;
+	return top;
+}
+
+static struct slub_random_seq *random_seq_make(const struct kmem_cache *s, unsigned int count,
+					       gfp_t gfp);
+
+/* One more of s's slabs went back past min_partial (slab_discard_ok): at
+ * SLUB_CHURN_SLABS, s's order rises to churn_order, once. */
+void slub_note_churn(struct kmem_cache *s)
+{
+	struct kmem_cache_order_objects up = oo_make(s->churn_order, s->size);
+	struct slub_random_seq *rs = NULL, *old;
+
+	if (READ_ONCE(s->churned) || atomic_add_return(1, &s->churn) < SLUB_CHURN_SLABS)
+		return;
+	/* why the flag as a claim: of the CPUs that see the count reached,
+	 * one raises the order */
+	if (__atomic_exchange_n(&s->churned, true, __ATOMIC_RELAXED))
+		return;
+	old = smp_load_acquire(&s->random_seq);
+	if (old) {
+		/* why no lock is in the way: the callers hold none (a
+		 * kmalloc cache's sequence is never of its own size) */
+		rs = random_seq_make(s, oo_objects(up), GFP_NOWAIT | __GFP_NOWARN);
+		if (!rs) {
+			atomic_set(&s->churn, 0);
+			WRITE_ONCE(s->churned, false);	/* try again later */
+			return;
+		}
+		/* why keep the old one: a shuffle may be reading it */
+		s->random_seq_old = old;
+		smp_store_release(&s->random_seq, rs);
+	}
+	WRITE_ONCE(s->cpu_partial_slabs, DIV_ROUND_UP(s->cpu_partial * 2, oo_objects(up)));
+	__atomic_store_n(&s->oo.x, up.x, __ATOMIC_RELEASE);	/* after its sequence */
+}
+
 /* Where the free pointer goes: outside the object when the object must keep
  * its contents while free (ctor, RCU, poison), has no room for it, or
  * memcheck must see no allocator data inside objects (memcheck.h). */
@@ -275,7 +345,9 @@ static bool calculate_sizes(struct kmem_cache *s)
 	order = calculate_order(s->size, cache_ramps(s->flags));
 	if (order < 0)
 		return false;
-	s->allocflags = order ? __GFP_COMP : 0;
+	s->churn_order = churn_order(s, (unsigned int)order);
+	/* why the churn order: slabs of any order up to it are compound */
+	s->allocflags = s->churn_order ? __GFP_COMP : 0;
 	if (s->flags & SLAB_CACHE_DMA)
 		s->allocflags |= GFP_DMA;
 	if (s->flags & SLAB_CACHE_DMA32)
@@ -284,8 +356,10 @@ static bool calculate_sizes(struct kmem_cache *s)
 		s->allocflags |= __GFP_RECLAIMABLE;
 	s->oo = oo_make((unsigned int)order, s->size);
 	s->min = oo_make(get_order(s->size), s->size);
-	if (oo_objects(s->oo) > oo_objects(s->max))
-		s->max = s->oo;
+	atomic_set(&s->churn, 0);
+	s->churned = false;
+	if (order_objects(s->churn_order, s->size) > oo_objects(s->max))
+		s->max = oo_make(s->churn_order, s->size);	/* what a slab may hold */
 	return oo_objects(s->oo) != 0;
 }
 
@@ -310,7 +384,7 @@ static void set_cpu_partial(struct kmem_cache *s)
 	else
 		nr_objects = 120;
 	s->cpu_partial = nr_objects;
-	s->cpu_partial_slabs = DIV_ROUND_UP(nr_objects * 2, oo_objects(s->oo));
+	s->cpu_partial_slabs = DIV_ROUND_UP(nr_objects * 2, oo_objects(cache_oo(s)));
 }
 
 /* A CPU's sheaf: slub_sheaf objects, at most SLUB_SHEAF_BYTES of them (at
@@ -324,19 +398,19 @@ static void set_sheaf_capacity(struct kmem_cache *s)
 
 /* ======================= freelist randomisation ======================= */
 
-/* A random permutation of the object offsets of an oo-sized slab. */
-static int init_cache_random_seq(struct kmem_cache *s)
+/* A random sequence for slabs of count objects (gfp: how to allocate it),
+ * or NULL. */
+static struct slub_random_seq *random_seq_make(const struct kmem_cache *s, unsigned int count,
+					       gfp_t gfp)
 {
-	unsigned int count = oo_objects(s->oo), i, j, t, from, to;
-	unsigned int *seq;
+	struct slub_random_seq *rs = __kmalloc(offsetof(struct slub_random_seq, offset) +
+						 (size_t)count * sizeof(rs->offset[0]), gfp);
+	unsigned int *seq, i, j, t, from, to;
 
-	if (!CONFIG_SLAB_FREELIST_RANDOM || s->random_seq || count < 2)
-		return 0;
-	seq = __kmalloc(count * sizeof(*seq), GFP_KERNEL);
-	if (!seq) {
-		slab_printk("SLUB: Unable to initialize free list for %s\n", s->name);
-		return -ENOMEM;
-	}
+	if (!rs)
+		return NULL;
+	rs->count = count;
+	seq = rs->offset;
 	for (i = 0; i < count; i++)
 		seq[i] = i;
 	/* one permutation per ramp chunk if chunked (shuffle_objects) */
@@ -351,7 +425,23 @@ static int init_cache_random_seq(struct kmem_cache *s)
 	}
 	for (i = 0; i < count; i++)
 		seq[i] *= s->size;
-	smp_store_release(&s->random_seq, seq);	/* read by shuffle_objects */
+	return rs;
+}
+
+/* s's random sequence, for slabs of its order. */
+static int init_cache_random_seq(struct kmem_cache *s)
+{
+	unsigned int count = oo_objects(cache_oo(s));
+	struct slub_random_seq *rs;
+
+	if (!CONFIG_SLAB_FREELIST_RANDOM || s->random_seq || count < 2)
+		return 0;
+	rs = random_seq_make(s, count, GFP_KERNEL);
+	if (!rs) {
+		slab_printk("SLUB: Unable to initialize free list for %s\n", s->name);
+		return -ENOMEM;
+	}
+	smp_store_release(&s->random_seq, rs);	/* read by shuffle_objects */
 	return 0;
 }
 
@@ -428,6 +518,8 @@ void __kmem_cache_release(struct kmem_cache *s)
 {
 	kfree(s->random_seq);
 	s->random_seq = NULL;
+	kfree(s->random_seq_old);
+	s->random_seq_old = NULL;
 	free_percpu(s->cpu_slab);
 	s->cpu_slab = NULL;
 	free_kmem_cache_nodes(s);
@@ -683,8 +775,8 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 	sinfo->num_objs = nr_objs;
 	sinfo->active_slabs = nr_slabs;
 	sinfo->num_slabs = nr_slabs;
-	sinfo->objects_per_slab = oo_objects(s->oo);
-	sinfo->cache_order = oo_order(s->oo);
+	sinfo->objects_per_slab = oo_objects(cache_oo(s));
+	sinfo->cache_order = oo_order(cache_oo(s));
 }
 
 void slabinfo_show_stats(FILE *f, struct kmem_cache *s)
@@ -752,8 +844,8 @@ void get_cache_stats(struct kmem_cache *s, struct cache_stats *st)
 		free += count_partial(n);
 		count_partial_inuse(n, &partial, &partial_inuse);
 	}
-	st->objs_per_slab = oo_objects(s->oo);
-	st->order = oo_order(s->oo);
+	st->objs_per_slab = oo_objects(cache_oo(s));
+	st->order = oo_order(cache_oo(s));
 	st->slabs = slabs;
 	st->total_objects = objs;
 	st->objects = objs - min(free, objs);

@@ -829,7 +829,7 @@ static bool free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
 	slab_publish_locked(slab, object, v);
 	if (memcheck_active())
 		memcheck_free(object, s->object_size);
-	discard = !v.inuse && slab_discard_ok(s, n);
+	discard = !v.inuse && slab_discard_ok(s, n, slab);
 	if (!prior) {			/* it was full */
 		remove_full(s, slab);
 		if (!discard)

@@ -112,6 +112,14 @@ struct kmem_cache_node;
  * a merge (__kmem_cache_alias, under slab_mutex) raises object_size/inuse.
  * The fast paths read the first cache line only.
  */
+/* Shuffled object offsets (freelist randomisation) for slabs of up to count
+ * objects: one permutation per ramp chunk, or of the whole (slub.c
+ * shuffle_objects, slub_cache.c random_seq_make). */
+struct slub_random_seq {
+	unsigned int count;
+	unsigned int offset[];
+};
+
 struct kmem_cache {
 	struct kmem_cache_cpu __percpu *cpu_slab;	/* per-CPU state (owner thread; c->lock) */
 	unsigned int offset;		/* free pointer offset in an object (constant) */
@@ -125,11 +133,15 @@ struct kmem_cache {
 	unsigned int inuse;		/* offset of the metadata after the object (slab_mutex) */
 	unsigned long min_partial;	/* empty slabs a node keeps before freeing (constant) */
 	unsigned int cpu_partial;	/* free objects a CPU keeps on partial slabs (constant) */
-	unsigned int cpu_partial_slabs;	/* length of a per-CPU partial chain before draining (constant) */
+	unsigned int cpu_partial_slabs;	/* length of a per-CPU partial chain before draining (READ_ONCE) */
 	unsigned int sheaf_capacity;	/* objects a CPU's sheaf holds; 0: no sheaf (constant) */
-	struct kmem_cache_order_objects oo;	/* preferred slab order and objects (constant) */
+	struct kmem_cache_order_objects oo;	/* preferred slab order and objects (READ_ONCE:
+						 * churn raises it, slub_cache.c) */
 	struct kmem_cache_order_objects min;	/* smallest order that holds one object (constant) */
 	struct kmem_cache_order_objects max;	/* most objects any slab of s holds (constant) */
+	unsigned int churn_order;	/* the order churn may raise oo to, or oo's (constant) */
+	atomic_t churn;			/* slabs given back past min_partial since oo rose */
+	bool churned;			/* churn raised oo, or is raising it (READ_ONCE) */
 	gfp_t allocflags;		/* gfp bits added to every slab allocation (constant) */
 	int refcount;			/* creators sharing s; -1 boot cache (slab_mutex) */
 	void (*ctor)(void *);		/* run on each object when its slab is made (constant) */
@@ -137,7 +149,9 @@ struct kmem_cache {
 	unsigned int red_left_pad;	/* bytes in front of each object (debug red zone) (constant) */
 	const char *name;		/* cache name (constant) */
 	struct list_head list;		/* on slab_caches (slab_mutex) */
-	unsigned int *random_seq;	/* shuffled object offsets for new slabs, or NULL (set once with release) */
+	struct slub_random_seq *random_seq;	/* for new slabs, or NULL (set with release:
+						 * at init, and once more by churn) */
+	struct slub_random_seq *random_seq_old;	/* the one churn replaced (freed with s) */
 	unsigned int useroffset;	/* usercopy window start (constant) */
 	unsigned int usersize;		/* usercopy window size (constant) */
 	struct kmem_cache_node *node[MAX_NUMNODES];	/* per node; only node[0] exists (constant) */

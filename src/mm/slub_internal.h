@@ -161,6 +161,17 @@ static inline void *slab_objects_start(const struct kmem_cache *s, const struct 
 	return (char *)slab_address(slab) + s->red_left_pad;
 }
 
+/* s's preferred slab order and objects now (churn may raise them:
+ * slub_cache.c, slub_note_churn). */
+static inline struct kmem_cache_order_objects cache_oo(const struct kmem_cache *s)
+{
+	/* why acquire: a slab of a raised order finds the sequence that
+	 * covers it published (slub_note_churn) */
+	struct kmem_cache_order_objects oo = { __atomic_load_n(&s->oo.x, __ATOMIC_ACQUIRE) };
+
+	return oo;
+}
+
 /* Ramped slabs (slub.c, slab_objects_ramp) */
 #define SLAB_RAMP_MIN_OBJECTS	17	/* classes with fewer a slab: no ramp */
 
@@ -385,7 +396,9 @@ void discard_slab(struct kmem_cache *s, struct slab *slab);
 /* discard_slab() of a slab already taken out of its node's counts. */
 void free_slab(struct kmem_cache *s, struct slab *slab);
 /* May an empty slab of n go back to the page allocator now? (list_lock) */
-bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n);
+bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n,
+		     const struct slab *slab);
+void slub_note_churn(struct kmem_cache *s);
 /* The allocation-failure report (unless __GFP_NOWARN). */
 void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid);
 /* s->cpu_slab: per-CPU state, zeroed (= empty) for every CPU; false if none. */
