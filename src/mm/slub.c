@@ -872,6 +872,7 @@ static void cpu_slab_install(const struct kmem_cache *s, struct kmem_cache_cpu *
 	WRITE_ONCE(c->freelist_key, freepointer_slab_key(s, slab_address(slab)));
 	cpu_slab_set_objcgs(c, slab_objcgs_slots(slab));
 	WRITE_ONCE(c->freelist, freelist);
+	c->sheaf.pops_held = 0;
 }
 
 static void cpu_slab_clear(struct kmem_cache_cpu *c)
@@ -1173,6 +1174,23 @@ static void *cpu_freelist_checked_locked(struct kmem_cache *s, struct kmem_cache
 	return freelist;
 }
 
+/* Sheaf pops that may hold a cpu slab back from growing: four sheaves'
+ * worth (fragment's peak RSS as with no bound, within 0.5%). */
+#define SHEAF_POPS_HELD_MAX(s)	(4 * (s)->sheaf_capacity)
+
+/* Is c's cpu slab a ramped one that has not grown whole yet?  Then the
+ * slow path grows it (or takes a partial slab) before it takes the sheaf's
+ * objects (sheaf_ready tells why). */
+static bool cpu_slab_may_grow(const struct kmem_cache *s, const struct kmem_cache_cpu *c)
+{
+	unsigned int whole;
+
+	if (!c->slab)
+		return false;
+	whole = order_objects(slab_order(c->slab), s->size);
+	return c->slab_objects < whole && slab_ramps(s, whole);
+}
+
 /*
  * Grow the cpu slab by its next chunk (ramped slabs, see slab_objects_ramp;
  * c->lock held, c->freelist empty): link the new objects, then raise
@@ -1206,6 +1224,7 @@ static void *cpu_slab_grow_locked(struct kmem_cache *s, struct kmem_cache_cpu *c
 	WRITE_ONCE(c->slab_span, (unsigned long)to * s->size);
 	cpu_slab_set_objcgs(c, c->objcgs);
 	atomic_long_add(to - from, &get_node(s, slab_nid(slab))->total_objects);
+	c->sheaf.pops_held = 0;
 	return head;
 }
 
@@ -1256,10 +1275,20 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	stat(s, ALLOC_SLOWPATH);
 	if (unlikely(READ_ONCE(c->flush_request)))
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
-	/* why the sheaf before a grow: its objects are resident (see
-	 * cpu_slab_refill_locked) */
-	if (c->sheaf.nr)
-		return sheaf_pop(c);
+	/* why the sheaf before a grow: its objects are resident, a grow
+	 * touches new pages (the drop-in's fragment peak RSS: 20.7 -> 19.9
+	 * MB).  why a bound (SHEAF_POPS_HELD_MAX): objects of other slabs that a loop frees and
+	 * takes again would else go round through the sheaf for ever, the
+	 * cpu slab never growing to hold them (kmalloc-1k, batches of 64:
+	 * 85 -> 234 instructions a pair) */
+	if (c->sheaf.nr) {
+		if (!cpu_slab_may_grow(s, c))
+			return sheaf_pop(c);
+		if (c->sheaf.pops_held < SHEAF_POPS_HELD_MAX(s)) {
+			c->sheaf.pops_held++;
+			return sheaf_pop(c);
+		}
+	}
 	for (;;) {
 		if (c->slab) {
 			spin_lock(&c->lock);

@@ -294,6 +294,8 @@ struct slub_sheaf {
 					 * which keeps it a slab of s (owner) */
 	unsigned long slab_start;	/* its first object, if slab_objects (owner) */
 	unsigned long slab_objects;	/* its objects; 0: none remembered (owner) */
+	unsigned int pops_held;		/* pops that held the cpu slab back from a
+					 * grow since it last grew or came (owner) */
 	struct sheaf_entry entries[];	/* objects the owner freed, not of its cpu slab,
 					 * still in use for their slabs, oldest first (owner) */
 };

@@ -8,7 +8,7 @@
  * the last object are never written (so never resident), and no pointer
  * into them is an object.  Each chunk is handed out in its own random
  * order, and a cpu slab that runs out takes a partial slab's free objects
- * before it grows.  Size classes may take orders up to 6 to hold 64.  A
+ * (and, for a while, its sheaf's) before it grows.  Size classes may take orders up to 6 to hold 64.  A
  * cache made for one type of object, a debug cache and a class of 16
  * objects a slab or fewer get whole slabs.
  */
@@ -298,6 +298,43 @@ START_TEST(test_partial_before_growth)
 }
 END_TEST
 
+/* A loop that takes and frees a whole slab's worth of objects, when one
+ * object of the first slab stays taken: the round spans that slab and a
+ * second one, and the first's objects go round through the sheaf while the
+ * second is the cpu slab.  It ends up on the second, grown whole: the
+ * sheaf holds a grow back for a bounded number of pops only. */
+START_TEST(test_sheaf_holds_growth_back_a_while)
+{
+	/* why 1024: a whole slab's worth then fits in the sheaf */
+	struct kmem_cache *s = class_cache("ramp-loop", 1024);
+	static void *objs[MAX_OBJS];
+	unsigned int whole = per_slab(s), i, r;
+	void *pinned = kmem_cache_alloc(s, GFP_KERNEL);
+	struct slab *slab;
+
+	ck_assert_ptr_nonnull(pinned);
+	ck_assert_uint_le(whole, s->sheaf_capacity);
+	for (r = 0; r < 200; r++) {
+		for (i = 0; i < whole; i++) {
+			objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+			ck_assert_ptr_nonnull(objs[i]);
+		}
+		for (i = 0; i < whole; i++)
+			kmem_cache_free(s, objs[i]);
+	}
+	for (i = 0; i < whole; i++)
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	slab = slab_of(objs[0]);
+	ck_assert_uint_eq(slab->objects, whole);
+	for (i = 1; i < whole; i++)
+		ck_assert_ptr_eq(slab_of(objs[i]), slab);
+	for (i = 0; i < whole; i++)
+		kmem_cache_free(s, objs[i]);
+	kmem_cache_free(s, pinned);
+	kmem_cache_destroy(s);
+}
+END_TEST
+
 /* slabinfo counts the objects the slabs have, and the pages they take. */
 START_TEST(test_slabinfo_counts_small_slabs)
 {
@@ -342,6 +379,7 @@ static Suite *slub_kmalloc_ramp_suite(void)
 	tcase_add_test(tc, test_type_cache_whole);
 	tcase_add_test(tc, test_big_class_and_debug_cache_whole);
 	tcase_add_test(tc, test_partial_before_growth);
+	tcase_add_test(tc, test_sheaf_holds_growth_back_a_while);
 	tcase_add_test(tc, test_slabinfo_counts_small_slabs);
 	suite_add_tcase(s, tc);
 	return s;
