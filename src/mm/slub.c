@@ -615,11 +615,14 @@ static unsigned int slab_objects_ramp(const struct kmem_cache *s,
 /* A frozen slab with every object on slab->freelist and inuse = objects. */
 static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
-	struct kmem_cache_order_objects oo = cache_oo(s);
+	struct kmem_cache_order_objects oo;
 	gfp_t alloc_gfp;
 	struct slab *slab;
 	void *tail;
 
+	if (slub_churn_due(s))
+		slub_churn_raise(s);
+	oo = cache_oo(s);
 	flags |= s->allocflags;
 	/* why: let the preferred order fail fast; the minimum order may retry */
 	alloc_gfp = (flags | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
@@ -691,12 +694,12 @@ void discard_slab(struct kmem_cache *s, struct slab *slab)
 	free_slab(s, slab);
 }
 
-/* discard_slab of a slab that slab_discard_ok let go: churn, which may
- * raise s's order (slub_cache.c, slub_note_churn). */
+/* discard_slab of a slab that slab_discard_ok let go: churn, counted
+ * until it raises s's order (slub_churn_due). */
 static void discard_slab_churn(struct kmem_cache *s, struct slab *slab)
 {
 	if (unlikely(s->churn_order > oo_order(cache_oo(s))))
-		slub_note_churn(s);
+		atomic_inc(&s->churn);
 	discard_slab(s, slab);
 }
 
@@ -1239,7 +1242,7 @@ static void *cpu_slab_refill_locked(struct kmem_cache *s, struct kmem_cache_cpu 
 	 * node) before a grow: their free objects are resident already, a
 	 * grow touches new pages (the drop-in's fragment peak RSS: 19.7 ->
 	 * 19.3 MB); a grow that races with a remote free takes it too.  But
-	 * a churning class (slub_note_churn) grows first: its partial slabs
+	 * a churning class (slub_churn_raise) grows first: its partial slabs
 	 * (the node keeps min_partial empty ones) would else keep its slabs
 	 * at their first chunk for ever */
 	if (!READ_ONCE(c->slab->freelist) &&
@@ -1277,10 +1280,10 @@ static void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		__flush_cpu_slab(s, c);		/* kmem_cache_shrink asked for it */
 	/* why the sheaf before a grow: its objects are resident, a grow
 	 * touches new pages (the drop-in's fragment peak RSS: 20.7 -> 19.9
-	 * MB).  why a bound (SHEAF_POPS_HELD_MAX): objects of other slabs that a loop frees and
-	 * takes again would else go round through the sheaf for ever, the
-	 * cpu slab never growing to hold them (kmalloc-1k, batches of 64:
-	 * 85 -> 234 instructions a pair) */
+	 * MB).  why a bound (SHEAF_POPS_HELD_MAX): objects of other slabs
+	 * that a loop frees and takes again would else go round through the
+	 * sheaf for ever, the cpu slab never growing to hold them
+	 * (kmalloc-1k, batches of 64: 85 -> 234 instructions a pair) */
 	if (c->sheaf.nr) {
 		if (!cpu_slab_may_grow(s, c))
 			return sheaf_pop(c);

@@ -9,7 +9,8 @@
  *    calculate_order() picks the slab order as 5.17 does, steered by the
  *    slub_min_order, slub_max_order and slub_min_objects options (size
  *    classes may go higher: SLUB_RAMP_MAX_ORDER, and once by churn,
- *    slub_note_churn).  kmem_cache_open() then sizes the partial lists, makes the random
+ *    slub_churn_raise).  kmem_cache_open() then sizes the partial lists,
+ *    makes the random
  *    freelist order and allocates the per-node and per-CPU structures.
  *    kmem_cache_init() bootstraps the two caches SLUB itself allocates
  *    from (kmem_cache_node, kmem_cache) from static copies, then the
@@ -30,7 +31,7 @@
  * 4. Invariants.  A cache is published (slab_caches) only after
  *    kmem_cache_open() succeeded, so every field but object_size/inuse
  *    (raised by a merge under slab_mutex) and what churn raises (oo,
- *    cpu_partial_slabs, random_seq: slub_note_churn, lock-free, once) is
+ *    cpu_partial_slabs, random_seq: slub_churn_raise, lock-free, once) is
  *    constant while others use it.
  *
  * This file belongs to the SLUB build only: the build compiles every
@@ -230,19 +231,21 @@ static int calculate_order(unsigned int size, bool ramps)
  * min_partial, again and again, is one that a program fills and empties
  * in waves (a batch allocated, then freed, round after round): it pays for
  * a new slab each time, and its frees of objects of any slab but the cpu
- * slab leave the fast path.  Such a class's order rises by one after
- * SLUB_CHURN_SLABS such slabs at its order, up to slabs of
- * SLUB_CHURN_SLAB_BYTES (churn_order; mimalloc's page for small objects),
- * and never falls; other classes keep calculate_order's.  Only ramping
- * caches (cache_ramps): a slab writes and touches its pages as it grows,
- * so a bigger one costs what it holds.  slub_max_order= caps it.
- * why not every class from the start: see SLUB_RAMP_MAX_ORDER (peak RSS);
- * the drop-in's batches of 1000 64-byte blocks: see docs/malloc.md.
- * Slabs of every order up to churn_order coexist (each keeps its own,
- * slab_order()), and the random sequence covers churn_order's (s->max).
+ * slab leave the fast path.  Such slabs are counted as they go
+ * (discard_slab_churn, s->churn); at SLUB_CHURN_SLABS the next new slab
+ * raises the class's order, once and for good, to slabs of
+ * SLUB_CHURN_SLAB_BYTES (churn_order; mimalloc's page for small objects).
+ * Other classes keep calculate_order's.  Only ramping caches
+ * (cache_ramps): a slab writes and touches its pages as it grows, so a
+ * bigger one costs what it holds.  slub_max_order= caps it.  why not every
+ * class from the start: see SLUB_RAMP_MAX_ORDER (peak RSS); the drop-in's
+ * batches of 1000 64-byte blocks: see docs/malloc.md.  Slabs of every
+ * order up to churn_order coexist (each keeps its own, slab_order()); the
+ * raise makes a random sequence for the new order first.  why the raise
+ * on the allocation side: it allocates that sequence, which a free path
+ * (a thread's teardown among them) should not.
  */
 #define SLUB_CHURN_SLAB_BYTES	(64U * 1024)
-#define SLUB_CHURN_SLABS	32
 
 /* The order churn may raise s's from order to (order if none). */
 static unsigned int churn_order(const struct kmem_cache *s, unsigned int order)
@@ -261,23 +264,20 @@ static unsigned int churn_order(const struct kmem_cache *s, unsigned int order)
 static struct slub_random_seq *random_seq_make(const struct kmem_cache *s, unsigned int count,
 					       gfp_t gfp);
 
-/* One more of s's slabs went back past min_partial (slab_discard_ok): at
- * SLUB_CHURN_SLABS, s's order rises to churn_order, once. */
-void slub_note_churn(struct kmem_cache *s)
+/* s has churned (slub_churn_due): raise its order to churn_order, with a
+ * random sequence for it first.  Called where a new slab is made, with no
+ * lock held. */
+void slub_churn_raise(struct kmem_cache *s)
 {
 	struct kmem_cache_order_objects up = oo_make(s->churn_order, s->size);
-	struct slub_random_seq *rs = NULL, *old;
+	struct slub_random_seq *rs, *old;
 
-	if (READ_ONCE(s->churned) || atomic_add_return(1, &s->churn) < SLUB_CHURN_SLABS)
-		return;
 	/* why the flag as a claim: of the CPUs that see the count reached,
 	 * one raises the order */
 	if (__atomic_exchange_n(&s->churned, true, __ATOMIC_RELAXED))
 		return;
 	old = smp_load_acquire(&s->random_seq);
 	if (old) {
-		/* why no lock is in the way: the callers hold none (a
-		 * kmalloc cache's sequence is never of its own size) */
 		rs = random_seq_make(s, oo_objects(up), GFP_NOWAIT | __GFP_NOWARN);
 		if (!rs) {
 			atomic_set(&s->churn, 0);

@@ -162,14 +162,24 @@ static inline void *slab_objects_start(const struct kmem_cache *s, const struct 
 }
 
 /* s's preferred slab order and objects now (churn may raise them:
- * slub_cache.c, slub_note_churn). */
+ * slub_cache.c, slub_churn_raise). */
 static inline struct kmem_cache_order_objects cache_oo(const struct kmem_cache *s)
 {
 	/* why acquire: a slab of a raised order finds the sequence that
-	 * covers it published (slub_note_churn) */
+	 * covers it published (slub_churn_raise) */
 	struct kmem_cache_order_objects oo = { __atomic_load_n(&s->oo.x, __ATOMIC_ACQUIRE) };
 
 	return oo;
+}
+
+/* Churn (slub_cache.c): empty slabs of s given back past min_partial that
+ * raise its order, once, at the next new slab. */
+#define SLUB_CHURN_SLABS	32
+
+/* Has s churned enough for its order to rise (slub_churn_raise)? */
+static inline bool slub_churn_due(const struct kmem_cache *s)
+{
+	return unlikely(atomic_read(&s->churn) >= SLUB_CHURN_SLABS) && !READ_ONCE(s->churned);
 }
 
 /* Ramped slabs (slub.c, slab_objects_ramp) */
@@ -202,7 +212,7 @@ static inline unsigned int slab_ramp_chunk_end(const struct kmem_cache *s, unsig
 }
 
 /* Is s's random sequence (of count objects) made of one permutation per
- * ramp chunk (slub_cache.c, init_cache_random_seq), so that a chunk can be
+ * ramp chunk (slub_cache.c, random_seq_make), so that a chunk can be
  * shuffled from its own window?  (True of every cache whose slabs may
  * ramp; the debug path's, which may not, shuffle whole slabs.) */
 static inline bool random_seq_chunked(const struct kmem_cache *s, unsigned int count)
@@ -400,7 +410,7 @@ void free_slab(struct kmem_cache *s, struct slab *slab);
 /* May an empty slab of n go back to the page allocator now? (list_lock) */
 bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n,
 		     const struct slab *slab);
-void slub_note_churn(struct kmem_cache *s);
+void slub_churn_raise(struct kmem_cache *s);
 /* The allocation-failure report (unless __GFP_NOWARN). */
 void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid);
 /* s->cpu_slab: per-CPU state, zeroed (= empty) for every CPU; false if none. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slub_churn.c - SLUB's churn rule (slub_cache.c, slub_note_churn): a size
+ * slub_churn.c - SLUB's churn rule (slub_cache.c, slub_churn_raise): a size
  * class (SLAB_KMALLOC) whose empty slabs go back to the page allocator past
  * min_partial, round after round, takes slabs of 64 KiB (its churn order)
  * from then on; its slabs of the old order go back as they empty, and every
