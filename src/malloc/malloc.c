@@ -33,16 +33,19 @@
  * 2. Fast paths (the call tree):
  *	malloc(n)  -> malloc_fast: class cache and tag by table, one entry
  *	              (tag 0: not ready yet), the cache's allocation (SLUB:
- *	              its pop, in line), store the tag in the live map (whose
- *	              range test also rejects NULL)
+ *	              in line, the newest block of the CPU's sheaf, else the
+ *	              pop of the cpu slab's freelist), store the tag in the
+ *	              live map (whose range test also rejects NULL)
  *	                  -> malloc_missed_at (SLUB's pop missed: the cache's
  *	                     kmem_cache_alloc_orig by a call)
  *	                  -> malloc_slow (anything else)
  *	free(p)    -> malloc_free: in the arena and aligned? its live tag names
  *	              a class: clear the tag, give p to that class's cache
- *	              (SLUB: pushed in line if p lies in the cpu slab,
- *	              slab_free_fast_live; else kmem_cache_free_keep_errno,
- *	              a tail call)
+ *	              (SLUB, in line: pushed onto the cpu freelist if p lies
+ *	              in the cpu slab, slab_free_fast_live, else into the
+ *	              CPU's sheaf, sheaf_push_live, with no look-up of its
+ *	              slab; a full sheaf: kmem_cache_free_keep_errno, a tail
+ *	              call)
  *	                                              -> malloc_free_slow (the rest)
  *    No lock and no atomic read-modify-write is taken on either: the
  *    allocator's per-CPU fast path does the work; the live tag is a plain
@@ -157,10 +160,11 @@ static __always_inline void *malloc_small(size_t size, const struct size_class *
 }
 
 /*
- * SLUB: pop the head of s's cpu freelist in line into *p, zeroed if gfp
- * asks for it, and mark it live with tag.  False with *p NULL if the pop
- * cannot be made (no CPU yet, the freelist empty or its head corrupt, or
- * a debug-path cache, which never has a cpu slab): malloc_missed_at then
+ * SLUB: pop, in line, the newest block of this CPU's sheaf of s, else the
+ * head of s's cpu freelist, into *p, zeroed if gfp asks for it, and mark
+ * it live with tag.  False with *p NULL if neither pop can be made (no CPU
+ * yet, the sheaf empty and the freelist empty or its head corrupt, or a
+ * debug-path cache, which has neither): malloc_missed_at then
  * calls kmem_cache_alloc_orig.  False with *p set if it cannot be marked.
  * Not for __GFP_ACCOUNT (malloc never asks for it) nor a SLAB_ACCOUNT
  * cache (no class cache is one: malloc_classes_init).
@@ -169,13 +173,17 @@ static __always_inline bool malloc_pop_mark(struct kmem_cache *s, gfp_t gfp, uns
 					    void **p)
 {
 #if CONFIG_SLUB
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	void *object;
 
-	if (unlikely(!slab_pop(s, false, &object)))
+	if (unlikely(!c))
+		return false;
+	if (!sheaf_pop_live(c, &object) && unlikely(!cpu_freelist_pop(s, c, &object)))
 		return false;
 	*p = slab_popped(s, gfp, object);
 	/* why no range test: the hardened pop placed the object in the cpu
-	 * slab, inside the arena, and a class tag exists only with the map
+	 * slab, and a sheaf holds only blocks the map vouched for, inside the
+	 * arena; a class tag exists only with the map
 	 * (malloc_classes_publish) */
 	if (CONFIG_SLAB_FREELIST_HARDENED)
 		return live_map_mark_in(*p, tag);
@@ -557,16 +565,21 @@ static noinline void malloc_kfree(void *p)
 }
 
 /*
- * p (live tag cleared) to its class cache s, keeping errno.  SLUB: pushed
- * onto the cpu freelist in line if it lies in the cpu slab (the live tag
- * proved the rest: slab_free_fast_live), else kmem_cache_free_keep_errno,
- * a tail call, which saves errno only for its slow path.
+ * p (live tag cleared) to its class cache s, keeping errno.  SLUB, in line
+ * (the live tag proved what the cache's own free would test): pushed onto
+ * the cpu freelist if it lies in the cpu slab (slab_free_fast_live), else
+ * into the CPU's sheaf (sheaf_push_live); only a full sheaf, or a flush
+ * asked for, takes kmem_cache_free_keep_errno, a tail call, which saves
+ * errno only for its slow path.
  */
 static __always_inline void malloc_cache_free(struct kmem_cache *s, void *p)
 {
 #if CONFIG_SLUB
-	if (unlikely(!slab_free_fast_live(s, p)))
-		kmem_cache_free_keep_errno(s, p);
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+
+	if (likely(c) && (likely(slab_free_fast_live(s, c, p)) || likely(sheaf_push_live(s, c, p))))
+		return;
+	kmem_cache_free_keep_errno(s, p);
 #else
 	int err = errno;
 

@@ -170,7 +170,9 @@
  *    free of the sheaf's top object is reported at once (the naive double
  *    free); an object deeper in the sheaf twice, when the sheaf gives its
  *    objects back, before it is linked twice.  Debug-path caches have no
- *    sheaf.
+ *    sheaf.  The malloc drop-in, whose live map vouches for every block
+ *    it frees, pushes with no look-up of the slab and pops the sheaf
+ *    before c->freelist (slub_sheaf.c §8).
  */
 #include <errno.h>
 #include <stdlib.h>

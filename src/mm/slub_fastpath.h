@@ -46,8 +46,11 @@
  *           do_slab_free     the cpu slab after all, or
  *             __slab_free    cmpxchg_double onto slab->freelist; freeze a
  *                            full slab onto this CPU's chain; free empties
+ *   malloc.c's malloc: sheaf_pop_live, else the pop of c->freelist
  *   malloc.c's free: slab_free_fast_live, the push alone (its live map
- *                            proved the rest), else kmem_cache_free_keep_errno
+ *                            proved the rest), else sheaf_push_live (no
+ *                            look-up of the slab), else
+ *                            kmem_cache_free_keep_errno
  *   kmem_cache_free_bulk -> build_detached_freelist -> slab_free_chain
  *
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
@@ -155,6 +158,18 @@ static __always_inline bool cpu_freelist_object_ok(const struct kmem_cache_cpu *
 	return (unsigned long)object - c->slab_start < c->slab_span;
 }
 
+/*
+ * Start loading the free pointer of the next object to be handed out, so the
+ * next pop finds it in the cache: a pop's load of its object's link is the
+ * one step of the fast path a cache miss lengthens (objects spaced by a
+ * power of two share few cache sets).  A prefetch of a bad address (NULL,
+ * a corrupt link) does not fault.
+ */
+static __always_inline void prefetch_freepointer(const struct kmem_cache *s, const void *next)
+{
+	__builtin_prefetch((const char *)next + s->offset, 1, 3);
+}
+
 /* Pop the head of c->freelist into *objectp; false, with nothing done, if
  * it may not be handed out (empty, or corrupt: the slow path reports it). */
 static __always_inline bool cpu_freelist_pop(const struct kmem_cache *s, struct kmem_cache_cpu *c,
@@ -162,9 +177,13 @@ static __always_inline bool cpu_freelist_pop(const struct kmem_cache *s, struct 
 {
 	void *object = c->freelist;
 
+	void *next;
+
 	if (unlikely(!cpu_freelist_object_ok(c, object)))
 		return false;
-	WRITE_ONCE(c->freelist, get_freepointer_keyed(s, object, c->freelist_key));
+	next = get_freepointer_keyed(s, object, c->freelist_key);
+	prefetch_freepointer(s, next);	/* why before the store: s->offset is at hand */
+	WRITE_ONCE(c->freelist, next);
 	*objectp = object;
 	return true;
 }
@@ -301,18 +320,52 @@ static __always_inline bool slab_free_fast(struct kmem_cache *s, const struct sl
  * the cpu slab (none, or a debug-path cache): the caller then frees it the
  * general way.
  */
-static __always_inline bool slab_free_fast_live(struct kmem_cache *s, void *x)
+static __always_inline bool slab_free_fast_live(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						void *x)
 {
-	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
 	void *head;
 
-	if (unlikely(!c))
-		return false;
 	if (unlikely((unsigned long)x - c->slab_start >= c->slab_span))
 		return false;
 	head = c->freelist;
 	*(void **)((char *)x + s->offset) = freelist_ptr(head, x, c->freelist_key);
 	WRITE_ONCE(c->freelist, x);
+	return true;
+}
+
+/*
+ * The drop-in's pop and push on the sheaf (slub_sheaf.c §8).  Only for
+ * objects the drop-in's live map vouches for: live objects of s that
+ * malloc took uncharged, so neither a look-up nor a test of the slab, nor
+ * an uncharge, is needed here.
+ *
+ * Pop the newest object of c's sheaf into *objectp; false if it is empty.
+ */
+static __always_inline bool sheaf_pop_live(struct kmem_cache_cpu *c, void **objectp)
+{
+	unsigned int nr = c->sheaf.nr;
+
+	if (!nr)
+		return false;
+	nr--;
+	WRITE_ONCE(c->sheaf.nr, nr);
+	c->sheaf.slab_objects = 0;	/* why: it may have kept that slab a slab of s */
+	*objectp = c->sheaf.entries[nr].object;
+	return true;
+}
+
+/* Keep x, an object the live map vouches for, in c's sheaf, its slab left
+ * for the flush to find; false, nothing done, if the sheaf is full or a
+ * flush is asked for. */
+static __always_inline bool sheaf_push_live(const struct kmem_cache *s, struct kmem_cache_cpu *c,
+					    void *x)
+{
+	unsigned int nr = c->sheaf.nr;
+
+	if (unlikely(nr >= s->sheaf_capacity) || unlikely(READ_ONCE(c->flush_request)))
+		return false;
+	c->sheaf.entries[nr] = (struct sheaf_entry){ x, NULL };
+	WRITE_ONCE(c->sheaf.nr, nr + 1);
 	return true;
 }
 

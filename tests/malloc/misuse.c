@@ -208,6 +208,30 @@ START_TEST(test_double_free_other_thread)
 }
 END_TEST
 
+/*
+ * A block of an older slab than the thread's current one, freed twice: the
+ * first free keeps it in the thread's cache of freed blocks (SLUB's sheaf)
+ * without touching its slab, and the second must still be caught, with or
+ * without other frees in between.
+ */
+START_TEST(test_double_free_of_cached_block)
+{
+	enum { N = 2000 };
+	static void *p[N];
+	size_t size;
+	int i;
+
+	for (size = 16; size <= 4096; size *= 4) {
+		for (i = 0; i < N; i++)
+			p[i] = malloc_p(size);
+		EXPECT(do_double_free, p[0], "free(): double free");
+		EXPECT(do_double_free_buried, p[1], "free(): double free");
+		for (i = 0; i < N; i++)
+			free_p(p[i]);
+	}
+}
+END_TEST
+
 /* Every class (1 .. 8 KiB by 16-byte steps up to 128, then by a quarter of
  * a doubling), freed twice with another free in between. */
 START_TEST(test_double_free_buried_every_class)
@@ -300,6 +324,7 @@ static Suite *misuse_suite(void)
 	tcase_add_test(tc, test_double_free_every_size);
 	tcase_add_test(tc, test_double_free_other_thread);
 	tcase_add_test(tc, test_double_free_buried_every_class);
+	tcase_add_test(tc, test_double_free_of_cached_block);
 	tcase_add_test(tc, test_double_free_aligned);
 	tcase_add_test(tc, test_report_names_caller);
 	tcase_add_test(tc, test_realloc_bad);
