@@ -488,6 +488,36 @@ static inline void *setup_object(const struct kmem_cache *s, void *object)
 }
 
 /*
+ * Link the n objects at start + seq[0..n) (byte offsets, distinct) in the
+ * order of seq from seq[pos] round to seq[pos - 1]; returns the head, the
+ * last in *tailp (its free pointer NULL).  For a window of the sequence
+ * (random_seq_window) of a cache whose objects need no set-up: why a path
+ * of its own: no range test of each entry, no set-up test, and the slab's
+ * key once (all its objects share it), about 8 instructions an object
+ * instead of 32.
+ */
+static void *shuffle_window(const struct kmem_cache *s, char *start, const unsigned int *seq,
+			    unsigned int n, unsigned int pos, void **tailp)
+{
+	unsigned long key = freepointer_slab_key(s, start);
+	unsigned int offset = s->offset, i = pos;
+	char *head = start + seq[pos], *cur = head, *next;
+
+	for (;;) {
+		if (++i == n)
+			i = 0;
+		if (i == pos)
+			break;
+		next = start + seq[i];
+		*(void **)(cur + offset) = freelist_ptr(next, cur, key);
+		cur = next;
+	}
+	*(void **)(cur + offset) = freelist_ptr(NULL, cur, key);
+	*tailp = cur;
+	return head;
+}
+
+/*
  * Link objects [from, to) of slab in random order (the cache's sequence
  * from a random start, only its entries in that range); returns the head,
  * the last in *tailp (its free pointer NULL).  NULL if not randomised:
@@ -518,6 +548,9 @@ static void *shuffle_objects(const struct kmem_cache *s, struct slab *slab, unsi
 		 * 1024-object slab: 70 instructions an object) */
 		seq += from;
 		count = to - from;
+		if (likely(!kmem_cache_debug(s) && !s->ctor))
+			return shuffle_window(s, start, seq, count,
+					      (unsigned int)(slub_random() % count), tailp);
 	}
 	pos = (unsigned int)(slub_random() % count);
 	head = cur = setup_object(s, next_freelist_entry(seq, &pos, start, lo, hi, count));

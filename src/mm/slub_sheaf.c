@@ -130,7 +130,9 @@ static noinline void sheaf_check_marked(const struct kmem_cache *s, const struct
 /*
  * Mark every object of e[0..nr), before any is linked: the second copy of
  * an object in e[] twice finds the mark of its first.  Independent loads,
- * so cold objects are waited for together.
+ * so cold objects are waited for together.  The drop-in's entries (slab
+ * NULL, §8) are skipped: its live map let each in once, and never one that
+ * another free put in (those are not its live blocks).
  */
 static void sheaf_check_repeats(const struct kmem_cache *s, const struct sheaf_entry *e,
 				unsigned int nr)
@@ -140,6 +142,8 @@ static void sheaf_check_repeats(const struct kmem_cache *s, const struct sheaf_e
 	void *x;
 
 	for (i = 0; i < nr; i++) {
+		if (!e[i].slab)
+			continue;
 		x = e[i].object;
 		slot = free_pointer_slot(s, x);
 		mark = sheaf_mark(s, x);
