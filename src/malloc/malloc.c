@@ -33,8 +33,8 @@
  * 2. Fast paths (the call tree):
  *	malloc(n)  -> malloc_fast: class cache and tag by table, one entry
  *	              (tag 0: not ready yet), the cache's allocation (SLUB:
- *	              in line, the newest block of the CPU's sheaf, else the
- *	              pop of the cpu slab's freelist), store the tag in the
+ *	              in line, the pop of the cpu slab's freelist, else the
+ *	              newest block of the CPU's sheaf), store the tag in the
  *	              live map (whose range test also rejects NULL)
  *	                  -> malloc_missed_at (SLUB's pop missed: the cache's
  *	                     kmem_cache_alloc_orig by a call)
@@ -160,8 +160,8 @@ static __always_inline void *malloc_small(size_t size, const struct size_class *
 }
 
 /*
- * SLUB: pop, in line, the newest block of this CPU's sheaf of s, else the
- * head of s's cpu freelist, into *p, zeroed if gfp asks for it, and mark
+ * SLUB: pop, in line, the head of s's cpu freelist, else the newest block
+ * of this CPU's sheaf of s, into *p, zeroed if gfp asks for it, and mark
  * it live with tag.  False with *p NULL if neither pop can be made (no CPU
  * yet, the sheaf empty and the freelist empty or its head corrupt, or a
  * debug-path cache, which has neither): malloc_missed_at then
@@ -178,12 +178,20 @@ static __always_inline bool malloc_pop_mark(struct kmem_cache *s, gfp_t gfp, uns
 
 	if (unlikely(!c))
 		return false;
-	if (!sheaf_pop_live(c, &object) && unlikely(!cpu_freelist_pop(s, c, &object)))
-		return false;
+	if (unlikely(!cpu_freelist_pop(s, c, &object))) {
+		if (unlikely(!sheaf_pop_live(c, &object)))
+			return false;
+		/* why no test of its tag: a block in a sheaf was freed (its
+		 * tag cleared) and is on no freelist, so nothing handed it
+		 * out since, and the sheaf, in the allocator's memory, holds
+		 * no link a write after free could forge */
+		*p = slab_popped(s, gfp, object);
+		live_map_set_in(*p, tag);
+		return true;
+	}
 	*p = slab_popped(s, gfp, object);
 	/* why no range test: the hardened pop placed the object in the cpu
-	 * slab, and a sheaf holds only blocks the map vouched for, inside the
-	 * arena; a class tag exists only with the map
+	 * slab, inside the arena, and a class tag exists only with the map
 	 * (malloc_classes_publish) */
 	if (CONFIG_SLAB_FREELIST_HARDENED)
 		return live_map_mark_in(*p, tag);

@@ -167,6 +167,15 @@ static __always_inline bool live_map_mark_in(const void *p, unsigned char tag)
 	return true;
 }
 
+/* Mark p live with tag, for a p known to lie in the map and not to be
+ * live: one store. */
+static __always_inline void live_map_set_in(const void *p, unsigned char tag)
+{
+	__atomic_store_n((unsigned char *)(malloc_hot.map.tags_by_addr +
+					   ((unsigned long)p >> MALLOC_ALIGN_SHIFT)),
+			 tag, __ATOMIC_RELAXED);
+}
+
 /* p's tag now (LIVE_NONE outside the map): a snapshot for realloc and
  * malloc_usable_size. */
 static __always_inline unsigned char live_map_get(const void *p)

@@ -171,8 +171,8 @@
  *    free); an object deeper in the sheaf twice, when the sheaf gives its
  *    objects back, before it is linked twice.  Debug-path caches have no
  *    sheaf.  The malloc drop-in, whose live map vouches for every block
- *    it frees, pushes with no look-up of the slab and pops the sheaf
- *    before c->freelist (slub_sheaf.c §8).
+ *    it frees, pushes with no look-up of the slab and pops the sheaf in
+ *    line when c->freelist is empty (slub_sheaf.c §8).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -46,7 +46,7 @@
  *           do_slab_free     the cpu slab after all, or
  *             __slab_free    cmpxchg_double onto slab->freelist; freeze a
  *                            full slab onto this CPU's chain; free empties
- *   malloc.c's malloc: sheaf_pop_live, else the pop of c->freelist
+ *   malloc.c's malloc: the pop of c->freelist, else sheaf_pop_live
  *   malloc.c's free: slab_free_fast_live, the push alone (its live map
  *                            proved the rest), else sheaf_push_live (no
  *                            look-up of the slab), else

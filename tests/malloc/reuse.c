@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * reuse.c - how the drop-in hands freed blocks out again on one thread.
- *
- * The block a thread freed last is the next one malloc of its size class
- * gives that thread, whichever slab it lies in (SLUB: the sheaf is popped
- * before the cpu slab's freelist, docs/malloc.md; SLAB: the array cache is
- * LIFO).  SLOB has no per-thread cache: there only the blocks' integrity is
- * checked.  Then a random-order churn over many slabs, with half the blocks
- * live throughout, checks that every block keeps its contents and none is
- * handed out twice, through many sheaf flushes.  Bounded by count.
+ * reuse.c - blocks freed and handed out again through the per-thread
+ * caches (SLUB: the sheaf, which the drop-in fills with no look-up of a
+ * block's slab and empties when full or when its thread exits; SLAB: the
+ * array cache).  Blocks of many slabs freed by a thread that exits, then
+ * taken again; and a random-order churn over many slabs, with half the
+ * blocks live throughout: every block keeps its contents, none is handed
+ * out twice.  Bounded by count.
  */
 #include "malloc_test.h"
 #include "common/test.h"
 
+#include <pthread.h>
+
 #define NR_BLOCKS	3000
-#define ROUNDS		600
+#define HANDOFF_ROUNDS	6
 #define CHURN_BLOCKS	20000
 #define CHURN_ROUNDS	8
 
@@ -28,36 +28,54 @@ static uint64_t next_random(void)
 	return rng;
 }
 
+/* Blocks of many slabs, freed by a thread that did not allocate them: it
+ * keeps some (SLUB: in its sheaf, without a look-up of their slabs) and
+ * gives everything back when it exits; then they serve this thread. */
+struct handoff {
+	unsigned char **p;
+	size_t n, size;
+	int bad;		/* blocks found changed by the freeing thread */
+};
+
+static void *free_all_then_exit(void *arg)
+{
+	struct handoff *h = arg;
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		if (!pattern_ok(h->p[i], h->size, (uintptr_t)h->p[i]))
+			h->bad++;
+		free(h->p[i]);
+	}
+	return NULL;
+}
+
 static const size_t sizes[] = { 16, 48, 64, 200, 1000, 4000 };
 
-START_TEST(test_last_freed_comes_back)
+START_TEST(test_blocks_freed_by_an_exiting_thread_serve_again)
 {
-	size_t size = sizes[_i];
+	size_t size = sizes[_i], i, k;
 	static unsigned char *p[NR_BLOCKS];
-	unsigned char *q;
-	size_t i, k;
+	struct handoff h = { p, NR_BLOCKS, size, 0 };
+	pthread_t t;
 
 	require_uslab_malloc();
-	for (i = 0; i < NR_BLOCKS; i++) {
-		p[i] = malloc(size);
-		ck_assert_ptr_nonnull(p[i]);
-		pattern_fill(p[i], size, (uintptr_t)i);
-	}
-	for (k = 0; k < ROUNDS; k++) {
-		i = next_random() % NR_BLOCKS;
-		ck_assert_msg(pattern_ok(p[i], size, (uintptr_t)i), "block %zu of %zu B changed", i, size);
-		free(p[i]);
-		q = malloc(size);
-		ck_assert_ptr_nonnull(q);
-		if (!CONFIG_SLOB)
-			ck_assert_msg(q == p[i], "%zu B: freed %p, got %p back", size, (void *)p[i],
-				      (void *)q);
-		p[i] = q;
-		pattern_fill(p[i], size, (uintptr_t)i);
-	}
-	for (i = 0; i < NR_BLOCKS; i++) {
-		ck_assert_msg(pattern_ok(p[i], size, (uintptr_t)i), "block %zu of %zu B changed", i, size);
-		free(p[i]);
+	for (k = 0; k < HANDOFF_ROUNDS; k++) {
+		for (i = 0; i < NR_BLOCKS; i++) {
+			p[i] = malloc(size);
+			ck_assert_ptr_nonnull(p[i]);
+			pattern_fill(p[i], size, (uintptr_t)p[i]);
+		}
+		for (i = NR_BLOCKS - 1; i > 0; i--) {	/* freed in random order */
+			size_t j = next_random() % (i + 1);
+			unsigned char *x = p[i];
+
+			p[i] = p[j];
+			p[j] = x;
+		}
+		ck_assert_int_eq(pthread_create(&t, NULL, free_all_then_exit, &h), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		ck_assert_msg(h.bad == 0, "%d blocks of %zu B changed before their free", h.bad, size);
 	}
 }
 END_TEST
@@ -132,7 +150,8 @@ static Suite *reuse_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_last_freed_comes_back, 0, (int)(sizeof(sizes) / sizeof(sizes[0])));
+	tcase_add_loop_test(tc, test_blocks_freed_by_an_exiting_thread_serve_again, 0,
+			    (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, test_random_churn_keeps_blocks_whole);
 	suite_add_tcase(s, tc);
 	return s;
