@@ -20,6 +20,7 @@
 #include "mm/slab.h"
 
 #if CONFIG_SLUB
+#include "mm/slub_fastpath.h"	/* the malloc drop-in's sheaf_push_live, sheaf_pop_live */
 
 #define SLABS	3
 
@@ -165,6 +166,46 @@ START_TEST(test_flush_sorts_objects_by_slab)
 	for (i = 0; i < 4; i++)
 		objs[i] = objs[p + i] = NULL;
 	objs[2 * p] = NULL;
+	free_all(s, objs);
+}
+END_TEST
+
+/*
+ * The malloc drop-in's push and pop (slub_sheaf.c §8): entries stored with
+ * no slab, popped newest first, found their slabs by the flush, beside
+ * entries that kmem_cache_free stored with theirs; every slab gets back
+ * exactly its own.
+ */
+START_TEST(test_live_entries_find_their_slabs)
+{
+	struct kmem_cache *s = test_cache_cap("sheaf-live", 256, 8);
+	void **objs = fill_slabs(s);
+	unsigned int p = per_slab(s), n = SLABS * p, a = slab_inuse(objs[0]),
+		     b = slab_inuse(objs[p]), i;
+	struct kmem_cache_cpu *c = this_cpu_ptr_or_null(s->cpu_slab);
+	void *x;
+
+	ck_assert_ptr_nonnull(c);
+	for (i = 0; i < 3; i++) {		/* slab 0 and 1, interleaved */
+		ck_assert(sheaf_push_live(s, c, objs[i]));
+		ck_assert(sheaf_push_live(s, c, objs[p + i]));
+	}
+	ck_assert_uint_eq(slabs_inuse(s, objs), n);	/* still in use for their slabs */
+	ck_assert(sheaf_pop_live(c, &x));
+	ck_assert_ptr_eq(x, objs[p + 2]);		/* newest first */
+	ck_assert(sheaf_push_live(s, c, x));
+	kmem_cache_free(s, objs[3]);		/* stored with its slab */
+	kmem_cache_free(s, objs[p + 3]);
+	ck_assert(!sheaf_push_live(s, c, objs[4]));	/* full */
+	ck_assert_uint_eq(slabs_inuse(s, objs), n);
+	kmem_cache_free(s, objs[4]);		/* gives all 8 back, then stays */
+	ck_assert_uint_eq(slab_inuse(objs[0]), a - 4);
+	ck_assert_uint_eq(slab_inuse(objs[p]), b - 4);
+	kmem_cache_shrink(s);			/* and the last one */
+	ck_assert_uint_eq(slab_inuse(objs[0]), a - 5);
+	for (i = 0; i < 4; i++)
+		objs[i] = objs[p + i] = NULL;
+	objs[4] = NULL;
 	free_all(s, objs);
 }
 END_TEST
@@ -434,6 +475,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_free_stays_in_sheaf_and_comes_back_first);
 	tcase_add_test(tc, test_full_sheaf_gives_back_everything_newest_first);
 	tcase_add_test(tc, test_flush_sorts_objects_by_slab);
+	tcase_add_test(tc, test_live_entries_find_their_slabs);
 	tcase_add_test(tc, test_big_objects_capacity);
 	tcase_add_test(tc, test_shrink_gives_sheaf_back);
 	tcase_add_test(tc, test_thread_exit_gives_sheaf_back);
