@@ -159,6 +159,7 @@ static void sheaf_check_repeats(const struct kmem_cache *s, const struct sheaf_e
 /* Objects of one slab that a flush links into one chain. */
 struct sheaf_chain {
 	struct slab *slab;		/* their slab */
+	unsigned long key;		/* its free pointer key (freepointer_slab_key) */
 	void *head;			/* the chain's first object: the last linked */
 	void *tail;			/* its last object: the first linked */
 	unsigned int cnt;		/* objects in the chain */
@@ -179,8 +180,10 @@ struct sheaf_chains {
 _Static_assert(SLUB_SHEAF_MAX < 256 && (SHEAF_SLOTS & (SHEAF_SLOTS - 1)) == 0,
 	       "a flush's chain index fits a byte; its table is a power of two");
 
-/* The chain of slab among cs's, a new empty one if it has none. */
-static struct sheaf_chain *sheaf_chain_of(struct sheaf_chains *cs, struct slab *slab)
+/* The chain of slab (which holds x, an object of s) among cs's, a new
+ * empty one if it has none. */
+static struct sheaf_chain *sheaf_chain_of(struct sheaf_chains *cs, const struct kmem_cache *s,
+					  struct slab *slab, const void *x)
 {
 	/* why a multiply: its top bits spread struct slab's 64-byte stride */
 	unsigned long h = ((unsigned long)slab * 0x9e3779b97f4a7c15UL) >> (64 - ilog2(SHEAF_SLOTS));
@@ -193,7 +196,7 @@ static struct sheaf_chain *sheaf_chain_of(struct sheaf_chains *cs, struct slab *
 		h = (h + 1) % SHEAF_SLOTS;
 	}
 	ch = &cs->ch[cs->used];
-	*ch = (struct sheaf_chain){ slab, NULL, NULL, 0 };
+	*ch = (struct sheaf_chain){ slab, freepointer_slab_key(s, x), NULL, NULL, 0 };
 	cs->slot[h] = (unsigned char)++cs->used;
 	return ch;
 }
@@ -202,7 +205,10 @@ static struct sheaf_chain *sheaf_chain_of(struct sheaf_chains *cs, struct slab *
  * Give back e[0..nr) (out of c's sheaf already, checked), each slab's
  * objects as one chain, newest first (each object is linked in front of
  * its chain).  Within a run of one slab's objects, the common case, an
- * object costs a compare and a link.
+ * object costs a compare and a link.  why no naive double-free check on
+ * the link, and the slab's key from its chain: no object is in e[] twice
+ * (sheaf_check_repeats, and the live map for the drop-in's entries), and
+ * every object of a slab has the slab's key.
  */
 static void sheaf_give_back(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			    const struct sheaf_entry *e, unsigned int nr)
@@ -217,15 +223,24 @@ static void sheaf_give_back(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	for (i = 0; i < nr; i++) {
 		x = e[i].object;
 		if (!ch || ch->slab != e[i].slab)
-			ch = sheaf_chain_of(&cs, e[i].slab);
+			ch = sheaf_chain_of(&cs, s, e[i].slab, x);
 		if (!ch->head)
 			ch->tail = x;
-		set_freepointer(s, x, ch->head);	/* NULL ends a new chain */
+		/* NULL ends a new chain */
+		*free_pointer_slot(s, x) = (unsigned long)freelist_ptr(ch->head, x, ch->key);
 		ch->head = x;
 		ch->cnt++;
 	}
 	for (k = 0, ch = cs.ch; k < cs.used; k++, ch++)
 		sheaf_chain_give_back(s, c, ch->slab, ch->head, ch->tail, ch->cnt);
+}
+
+/* The slab of x, an object the drop-in's live map vouched for (§8): why
+ * not virt_to_slab: x is known to lie in a slab, so its tests (a page of
+ * the memory map, PG_slab) are left out. */
+static __always_inline struct slab *live_object_slab(const void *x)
+{
+	return folio_slab(page_folio(virt_to_page(x)));
 }
 
 void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slub_sheaf *sh)
@@ -237,7 +252,7 @@ void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slub_she
 	memcpy(out, sh->entries, nr * sizeof(out[0]));
 	for (i = 0; i < nr; i++)	/* the drop-in's entries (§8) */
 		if (!out[i].slab)
-			out[i].slab = virt_to_slab(out[i].object);
+			out[i].slab = live_object_slab(out[i].object);
 	WRITE_ONCE(sh->nr, 0);
 	sh->slab_objects = 0;
 	sheaf_give_back(s, c, out, nr);
