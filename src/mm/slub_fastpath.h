@@ -56,8 +56,9 @@
  * Budget.  alloc: one TLS load, two loads to find c, load the freelist
  * head and check it lies in the cpu slab (hardened: subtract, one compare
  * with the slab's span; else a NULL test), decode its free pointer (load,
- * an XOR with the key c->freelist_key ^ object), one store, one test of the gfp flags (__GFP_ACCOUNT
- * and __GFP_ZERO) and one of s->flags (SLAB_ACCOUNT).  kmalloc: a range
+ * an XOR with the key c->freelist_key ^ object), a prefetch of the next
+ * object's free pointer, one store, one test of the gfp flags
+ * (__GFP_ACCOUNT and __GFP_ZERO) and one of s->flags (SLAB_ACCOUNT).  kmalloc: a range
  * test, the table load of the cache's index, one test of the gfp flags
  * (those that pick another row, and __GFP_ZERO), the cache's load and NULL
  * test (before the caches exist), then the pop; no test of s->flags (a
@@ -175,9 +176,7 @@ static __always_inline void prefetch_freepointer(const struct kmem_cache *s, con
 static __always_inline bool cpu_freelist_pop(const struct kmem_cache *s, struct kmem_cache_cpu *c,
 					     void **objectp)
 {
-	void *object = c->freelist;
-
-	void *next;
+	void *object = c->freelist, *next;
 
 	if (unlikely(!cpu_freelist_object_ok(c, object)))
 		return false;
