@@ -201,40 +201,6 @@ static struct sheaf_chain *sheaf_chain_of(struct sheaf_chains *cs, const struct 
 	return ch;
 }
 
-/*
- * Give back e[0..nr) (out of c's sheaf already, checked), each slab's
- * objects as one chain, newest first (each object is linked in front of
- * its chain).  Within a run of one slab's objects, the common case, an
- * object costs a compare and a link.  why no naive double-free check on
- * the link, and the slab's key from its chain: no object is in e[] twice
- * (sheaf_check_repeats, and the live map for the drop-in's entries), and
- * every object of a slab has the slab's key.
- */
-static void sheaf_give_back(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			    const struct sheaf_entry *e, unsigned int nr)
-{
-	struct sheaf_chains cs;
-	struct sheaf_chain *ch = NULL;
-	unsigned int i, k;
-	void *x;
-
-	cs.used = 0;
-	memset(cs.slot, 0, sizeof(cs.slot));
-	for (i = 0; i < nr; i++) {
-		x = e[i].object;
-		if (!ch || ch->slab != e[i].slab)
-			ch = sheaf_chain_of(&cs, s, e[i].slab, x);
-		if (!ch->head)
-			ch->tail = x;
-		/* NULL ends a new chain */
-		*free_pointer_slot(s, x) = (unsigned long)freelist_ptr(ch->head, x, ch->key);
-		ch->head = x;
-		ch->cnt++;
-	}
-	for (k = 0, ch = cs.ch; k < cs.used; k++, ch++)
-		sheaf_chain_give_back(s, c, ch->slab, ch->head, ch->tail, ch->cnt);
-}
-
 /* The slab of x, an object the drop-in's live map vouched for (§8): why
  * not virt_to_slab: x is known to lie in a slab, so its tests (a page of
  * the memory map, PG_slab) are left out. */
@@ -243,19 +209,53 @@ static __always_inline struct slab *live_object_slab(const void *x)
 	return folio_slab(page_folio(virt_to_page(x)));
 }
 
+/*
+ * Link e[0..nr) (checked) into cs's chains, one per slab, each object in
+ * front of its chain (newest first); an entry without a slab (the
+ * drop-in's, §8) finds its slab here.  Within a run of one slab's objects,
+ * the common case, an object costs a compare and a link.  why no naive double-free check on the
+ * link, and the slab's key from its chain: no object is in e[] twice
+ * (sheaf_check_repeats, and the live map for the drop-in's entries), and
+ * every object of a slab has the slab's key.
+ */
+static void sheaf_link_chains(const struct kmem_cache *s, const struct sheaf_entry *e,
+			      unsigned int nr, struct sheaf_chains *cs)
+{
+	struct sheaf_chain *ch = NULL;
+	struct slab *slab;
+	unsigned int i;
+	void *x;
+
+	cs->used = 0;
+	memset(cs->slot, 0, sizeof(cs->slot));
+	for (i = 0; i < nr; i++) {
+		x = e[i].object;
+		slab = e[i].slab ? e[i].slab : live_object_slab(x);
+		if (!ch || ch->slab != slab)
+			ch = sheaf_chain_of(cs, s, slab, x);
+		if (!ch->head)
+			ch->tail = x;
+		/* NULL ends a new chain */
+		*free_pointer_slot(s, x) = (unsigned long)freelist_ptr(ch->head, x, ch->key);
+		ch->head = x;
+		ch->cnt++;
+	}
+}
+
 void sheaf_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slub_sheaf *sh)
 {
-	struct sheaf_entry out[SLUB_SHEAF_MAX];
-	unsigned int nr = sh->nr, i;
+	struct sheaf_chains cs;
+	struct sheaf_chain *ch;
+	unsigned int nr = sh->nr, k;
 
 	sheaf_check_repeats(s, sh->entries, nr);
-	memcpy(out, sh->entries, nr * sizeof(out[0]));
-	for (i = 0; i < nr; i++)	/* the drop-in's entries (§8) */
-		if (!out[i].slab)
-			out[i].slab = live_object_slab(out[i].object);
+	sheaf_link_chains(s, sh->entries, nr, &cs);
+	/* why empty before anything goes back: a free made meanwhile (a memcg
+	 * vector's kfree, on a slab going back) may refill it */
 	WRITE_ONCE(sh->nr, 0);
 	sh->slab_objects = 0;
-	sheaf_give_back(s, c, out, nr);
+	for (k = 0, ch = cs.ch; k < cs.used; k++, ch++)
+		sheaf_chain_give_back(s, c, ch->slab, ch->head, ch->tail, ch->cnt);
 }
 
 #endif /* CONFIG_SLUB */
