@@ -37,7 +37,6 @@
  * This file belongs to the SLUB build only: the build compiles every
  * source file for every allocator, so its body sits in one #if.
  */
-#include <stdlib.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -322,7 +321,7 @@ static unsigned int layout_object(struct kmem_cache *s)
 		size += sizeof(void *);
 	} else {
 		/* why the middle: small overflows from either edge miss it */
-		s->offset = getenv("FP0") ? 0 : ALIGN_DOWN(s->object_size / 2, (unsigned int)sizeof(void *));
+		s->offset = ALIGN_DOWN(s->object_size / 2, (unsigned int)sizeof(void *));
 	}
 	if (flags & SLAB_STORE_USER)
 		size += 2 * sizeof(struct track);
