@@ -150,16 +150,22 @@ static __always_inline bool live_map_mark(const void *p, unsigned char tag)
 	return true;
 }
 
+/* p's byte of the map, for a p known to lie in it: found without the
+ * subtraction of base (tags_by_addr). */
+static __always_inline unsigned char *live_map_tag_in(const void *p)
+{
+	return (unsigned char *)(malloc_hot.map.tags_by_addr +
+				 ((unsigned long)p >> MALLOC_ALIGN_SHIFT));
+}
+
 /*
  * live_map_mark for a p the caller knows lies in the map (SLUB's inline
  * pop placed it in the cpu slab, and a class tag exists only with the map
- * enabled: malloc.c): no range test, and p's byte found without the
- * subtraction of base.
+ * enabled: malloc.c): no range test.
  */
 static __always_inline bool live_map_mark_in(const void *p, unsigned char tag)
 {
-	unsigned char *t = (unsigned char *)(malloc_hot.map.tags_by_addr +
-					     ((unsigned long)p >> MALLOC_ALIGN_SHIFT));
+	unsigned char *t = live_map_tag_in(p);
 
 	if (unlikely(__atomic_load_n(t, __ATOMIC_RELAXED)))
 		return false;
@@ -171,9 +177,7 @@ static __always_inline bool live_map_mark_in(const void *p, unsigned char tag)
  * live: one store. */
 static __always_inline void live_map_set_in(const void *p, unsigned char tag)
 {
-	__atomic_store_n((unsigned char *)(malloc_hot.map.tags_by_addr +
-					   ((unsigned long)p >> MALLOC_ALIGN_SHIFT)),
-			 tag, __ATOMIC_RELAXED);
+	__atomic_store_n(live_map_tag_in(p), tag, __ATOMIC_RELAXED);
 }
 
 /* p's tag now (LIVE_NONE outside the map): a snapshot for realloc and

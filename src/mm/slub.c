@@ -208,16 +208,6 @@ static inline bool sheaf_ready(const struct kmem_cache *s, const struct kmem_cac
 	       likely(c->slab_objects >= oo_objects(cache_oo(s)));
 }
 
-/* The newest object of c's sheaf (not empty; owner). */
-static inline void *sheaf_pop(struct kmem_cache_cpu *c)
-{
-	unsigned int nr = c->sheaf.nr - 1;
-
-	WRITE_ONCE(c->sheaf.nr, nr);
-	c->sheaf.slab_objects = 0;	/* why: it may have kept that slab a slab of s */
-	return c->sheaf.entries[nr].object;
-}
-
 /* ======================= small helpers ======================= */
 
 static inline void stat(const struct kmem_cache *s, enum stat_item si)
@@ -1587,15 +1577,6 @@ static __always_inline bool sheaf_top_is(const struct kmem_cache_cpu *c, const v
 	unsigned int nr = c->sheaf.nr;
 
 	return nr && c->sheaf.entries[nr - 1].object == x;
-}
-
-/* Keep x of slab in c's sheaf (room checked, x checked). */
-static __always_inline void sheaf_store(struct kmem_cache_cpu *c, struct slab *slab, void *x)
-{
-	unsigned int nr = c->sheaf.nr;
-
-	c->sheaf.entries[nr] = (struct sheaf_entry){ x, slab };
-	WRITE_ONCE(c->sheaf.nr, nr + 1);
 }
 
 /* Push head..tail (objects of the cpu slab, linked) onto c->freelist; a

@@ -332,6 +332,28 @@ static __always_inline bool slab_free_fast_live(struct kmem_cache *s, struct kme
 	return true;
 }
 
+/* ---- the sheaf (slub.c §10, slub_sheaf.c): the owner's pop and store ---- */
+
+/* The newest object of c's sheaf (not empty; owner). */
+static __always_inline void *sheaf_pop(struct kmem_cache_cpu *c)
+{
+	unsigned int nr = c->sheaf.nr - 1;
+
+	WRITE_ONCE(c->sheaf.nr, nr);
+	c->sheaf.slab_objects = 0;	/* why: it may have kept that slab a slab of s */
+	return c->sheaf.entries[nr].object;
+}
+
+/* Keep x of slab (NULL: the flush finds it) in c's sheaf (room checked,
+ * x checked; owner). */
+static __always_inline void sheaf_store(struct kmem_cache_cpu *c, struct slab *slab, void *x)
+{
+	unsigned int nr = c->sheaf.nr;
+
+	c->sheaf.entries[nr] = (struct sheaf_entry){ x, slab };
+	WRITE_ONCE(c->sheaf.nr, nr + 1);
+}
+
 /*
  * The drop-in's pop and push on the sheaf (slub_sheaf.c §8).  Only for
  * objects the drop-in's live map vouches for: live objects of s that
@@ -342,14 +364,9 @@ static __always_inline bool slab_free_fast_live(struct kmem_cache *s, struct kme
  */
 static __always_inline bool sheaf_pop_live(struct kmem_cache_cpu *c, void **objectp)
 {
-	unsigned int nr = c->sheaf.nr;
-
-	if (!nr)
+	if (!c->sheaf.nr)
 		return false;
-	nr--;
-	WRITE_ONCE(c->sheaf.nr, nr);
-	c->sheaf.slab_objects = 0;	/* why: it may have kept that slab a slab of s */
-	*objectp = c->sheaf.entries[nr].object;
+	*objectp = sheaf_pop(c);
 	return true;
 }
 
@@ -359,12 +376,9 @@ static __always_inline bool sheaf_pop_live(struct kmem_cache_cpu *c, void **obje
 static __always_inline bool sheaf_push_live(const struct kmem_cache *s, struct kmem_cache_cpu *c,
 					    void *x)
 {
-	unsigned int nr = c->sheaf.nr;
-
-	if (unlikely(nr >= s->sheaf_capacity) || unlikely(READ_ONCE(c->flush_request)))
+	if (unlikely(c->sheaf.nr >= s->sheaf_capacity) || unlikely(READ_ONCE(c->flush_request)))
 		return false;
-	c->sheaf.entries[nr] = (struct sheaf_entry){ x, NULL };
-	WRITE_ONCE(c->sheaf.nr, nr + 1);
+	sheaf_store(c, NULL, x);
 	return true;
 }
 

@@ -87,10 +87,10 @@
  *    the tag.  Gains (64-byte blocks, medians of 5 interleaved runs): 1000
  *    blocks freed in random order 272 -> 194 instructions a block (36 ->
  *    29 ns; 184 with the chains' keys), 100k in random order 123 -> 85
- *    ns, Larson -15% (1 and 2 threads).  why c->freelist first and not the sheaf (a tcmalloc
- *    thread cache's order): an array's push must read its count, which
- *    the previous push wrote, where the freelist's push stores the freed
- *    object itself as the new head; pushes of the cpu slab's objects into
+ *    ns, Larson -15% (1 and 2 threads).  why c->freelist first and not
+ *    the sheaf (a tcmalloc thread cache's order): an array's push must
+ *    read its count, which the previous push wrote, where the freelist's
+ *    push stores the freed object itself as the new head; pushes of the cpu slab's objects into
  *    the sheaf made batches of 64 cost 11-18% more a pair, though Larson
  *    gained another 10-20% and random-order batches half their time.
  *
@@ -206,15 +206,16 @@ static struct sheaf_chain *sheaf_chain_of(struct sheaf_chains *cs, const struct 
  * the memory map, PG_slab) are left out. */
 static __always_inline struct slab *live_object_slab(const void *x)
 {
-	return folio_slab(page_folio(virt_to_page(x)));
+	return folio_slab(virt_to_folio(x));
 }
 
 /*
  * Link e[0..nr) (checked) into cs's chains, one per slab, each object in
  * front of its chain (newest first); an entry without a slab (the
  * drop-in's, §8) finds its slab here.  Within a run of one slab's objects,
- * the common case, an object costs a compare and a link.  why no naive double-free check on the
- * link, and the slab's key from its chain: no object is in e[] twice
+ * the common case, an object costs a compare and a link.  why no naive
+ * double-free check on the link, and the slab's key from its chain: no
+ * object is in e[] twice
  * (sheaf_check_repeats, and the live map for the drop-in's entries), and
  * every object of a slab has the slab's key.
  */
