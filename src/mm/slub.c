@@ -590,8 +590,10 @@ static struct slab *alloc_slab_page(gfp_t flags, int node, struct kmem_cache_ord
 }
 
 /*
- * Ramped slabs.  A new slab of a size class (SLAB_KMALLOC: kmalloc's caches
- * and the malloc drop-in's) starts with only the objects of its first page
+ * Ramped slabs.  A new slab of a ramping cache (s->ramps: the size classes
+ * of kmalloc and the malloc drop-in, and caches made for one type of object
+ * that need nothing done as a slab is made, slub_cache.c cache_ramps) that
+ * is to be a cpu slab starts with only the objects of its first page
  * cut (slab->objects below what its order holds), and grows in place while
  * it is a cpu slab: when its CPU has taken every object it has and no
  * remote free is waiting, the next chunk (twice its objects, in whole
@@ -620,25 +622,28 @@ static struct slab *alloc_slab_page(gfp_t flags, int node, struct kmem_cache_ord
  * grows with its vector.  A class of 16 objects a slab or fewer (4 KiB
  * objects and up) is whole from the first (fastpath, batches of 64 4-KiB
  * blocks: +12% instructions else).  The debug path (check_counts wants
- * whole slabs), which never has a cpu slab, and caches made for one type
- * of object never ramp.
+ * whole slabs), which never has a cpu slab, caches with a constructor or
+ * SLAB_TYPESAFE_BY_RCU, and the slabs of a thread without a CPU (no cpu
+ * slab: they could never grow) are whole.
  */
 /* SLAB_RAMP_MIN_OBJECTS, slab_ramps, slab_ramp_chunk_end: slub_internal.h */
 
-/* The objects of a new slab of oo: those of its first page if it ramps. */
+/* The objects of a new slab of oo: those of its first page if it may
+ * ramp (ramp: it is to be a cpu slab, the only kind that grows). */
 static unsigned int slab_objects_ramp(const struct kmem_cache *s,
-				      struct kmem_cache_order_objects oo)
+				      struct kmem_cache_order_objects oo, bool ramp)
 {
 	unsigned int whole = oo_objects(oo);
 
 	/* why the node: the node cache's first slab exists before its node */
-	if (!slab_ramps(s, whole) || unlikely(!get_node(s, 0)))
+	if (!ramp || !slab_ramps(s, whole) || unlikely(!get_node(s, 0)))
 		return whole;
 	return slab_ramp_chunk_end(s, 0, whole);
 }
 
-/* A frozen slab with every object on slab->freelist and inuse = objects. */
-static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
+/* A frozen slab with every object on slab->freelist and inuse = objects;
+ * ramp: it may start with its first chunk only (slab_objects_ramp). */
+static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node, bool ramp)
 {
 	struct kmem_cache_order_objects oo;
 	gfp_t alloc_gfp;
@@ -661,7 +666,7 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 			return NULL;
 		stat(s, ORDER_FALLBACK);
 	}
-	slab->objects = slab_objects_ramp(s, oo);
+	slab->objects = slab_objects_ramp(s, oo, ramp);
 	slab->slab_cache = s;
 	if (unlikely(kmem_cache_debug(s)))
 		setup_slab_debug(s, slab);
@@ -676,11 +681,18 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node)
 	return slab;
 }
 
-struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
+static struct slab *new_slab_ramp(struct kmem_cache *s, gfp_t flags, int node, bool ramp)
 {
 	if (unlikely(flags & GFP_SLAB_BUG_MASK))
 		flags = kmalloc_fix_flags(flags);
-	return allocate_slab(s, flags & (GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK), node);
+	return allocate_slab(s, flags & (GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK), node, ramp);
+}
+
+/* A new slab that may ramp: one that becomes a cpu slab (or the node
+ * cache's first, which cannot: slab_objects_ramp). */
+struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
+{
+	return new_slab_ramp(s, flags, node, true);
 }
 
 static void __free_slab(struct slab *slab)
@@ -1391,7 +1403,8 @@ static void *slab_alloc_nocpu(struct kmem_cache *s, gfp_t gfpflags, int node)
 	spin_unlock(&n->list_lock);
 	if (object)
 		return object;
-	slab = new_slab(s, gfpflags, node);
+	/* why whole: no CPU, no cpu slab, so it would never grow */
+	slab = new_slab_ramp(s, gfpflags, node, false);
 	if (unlikely(!slab)) {
 		slab_out_of_memory(s, gfpflags, node);
 		return NULL;

@@ -142,6 +142,8 @@ struct kmem_cache {
 	unsigned int churn_order;	/* the order churn may raise oo to, or oo's (constant) */
 	atomic_t churn;			/* slabs given back past min_partial since oo rose */
 	bool churned;			/* churn raised oo, or is raising it (READ_ONCE) */
+	bool ramps;			/* its slabs may start small and grow (constant:
+					 * slub_cache.c, cache_ramps) */
 	gfp_t allocflags;		/* gfp bits added to every slab allocation (constant) */
 	int refcount;			/* creators sharing s; -1 boot cache (slab_mutex) */
 	void (*ctor)(void *);		/* run on each object when its slab is made (constant) */

@@ -188,8 +188,7 @@ static inline bool slub_churn_due(const struct kmem_cache *s)
 /* May slabs of s (of whole objects when whole) start small and grow? */
 static inline bool slab_ramps(const struct kmem_cache *s, unsigned int whole)
 {
-	return (s->flags & SLAB_KMALLOC) && whole >= SLAB_RAMP_MIN_OBJECTS &&
-	       likely(!slab_debug_path(s));
+	return s->ramps && whole >= SLAB_RAMP_MIN_OBJECTS && likely(!slab_debug_path(s));
 }
 
 /* The objects of the first pages of a slab that hold want objects, at
@@ -217,7 +216,7 @@ static inline unsigned int slab_ramp_chunk_end(const struct kmem_cache *s, unsig
  * ramp; the debug path's, which may not, shuffle whole slabs.) */
 static inline bool random_seq_chunked(const struct kmem_cache *s, unsigned int count)
 {
-	return (s->flags & SLAB_KMALLOC) && count >= SLAB_RAMP_MIN_OBJECTS;
+	return s->ramps && count >= SLAB_RAMP_MIN_OBJECTS;
 }
 
 /* ======================= free pointers ======================= */

@@ -4,8 +4,10 @@
  * class (SLAB_KMALLOC) whose empty slabs go back to the page allocator past
  * min_partial, round after round, takes slabs of 64 KiB (its churn order)
  * from then on; its slabs of the old order go back as they empty, and every
- * object stays whole and handed out once.  A class that does not churn, a
- * cache made for one type of object and a debug cache keep their order.
+ * object stays whole and handed out once.  A cache made for one type of
+ * object churns the same way unless it has a constructor.  A class that
+ * does not churn, a cache with a constructor and a debug cache keep their
+ * order.
  */
 #include "common/test.h"
 
@@ -116,23 +118,38 @@ START_TEST(test_steady_class_keeps_order)
 }
 END_TEST
 
-/* A cache made for one type of object, and a debug cache, never rise. */
-START_TEST(test_type_and_debug_caches_keep_order)
+static void churn_ctor(void *p)
+{
+	memset(p, 0, SIZE);
+}
+
+/* A cache made for one type of object churns as a class does, unless its
+ * slabs are whole (a constructor: slub_cache.c, cache_ramps); a debug
+ * cache never rises. */
+START_TEST(test_type_cache_rises_ctor_and_debug_keep_order)
 {
 	struct kmem_cache *t = kmem_cache_create("churn-type", SIZE, 16, SLAB_NOLEAKTRACE, NULL);
+	struct kmem_cache *c = kmem_cache_create("churn-ctor", SIZE, 16, SLAB_NOLEAKTRACE,
+						 churn_ctor);
 	struct kmem_cache *d = class_cache("churn-debug", SLAB_RED_ZONE | SLAB_POISON);
-	unsigned int tbase, dbase, r;
+	unsigned int tbase, cbase, dbase, r;
 
 	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(c);
 	tbase = cache_order(t);
+	cbase = cache_order(c);
 	dbase = cache_order(d);
+	ck_assert_uint_lt(tbase, CHURN_ORDER);
 	for (r = 0; r < ROUNDS; r++) {
 		round_trip(t, BATCH);
+		round_trip(c, BATCH);
 		round_trip(d, BATCH / 4);
 	}
-	ck_assert_uint_eq(cache_order(t), tbase);
+	ck_assert_uint_eq(cache_order(t), CHURN_ORDER);
+	ck_assert_uint_eq(cache_order(c), cbase);
 	ck_assert_uint_eq(cache_order(d), dbase);
 	kmem_cache_destroy(t);
+	kmem_cache_destroy(c);
 	kmem_cache_destroy(d);
 }
 END_TEST
@@ -145,7 +162,7 @@ static Suite *slub_churn_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_churning_class_rises);
 	tcase_add_test(tc, test_steady_class_keeps_order);
-	tcase_add_test(tc, test_type_and_debug_caches_keep_order);
+	tcase_add_test(tc, test_type_cache_rises_ctor_and_debug_keep_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

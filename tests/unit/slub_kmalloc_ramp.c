@@ -8,9 +8,10 @@
  * the last object are never written (so never resident), and no pointer
  * into them is an object.  Each chunk is handed out in its own random
  * order, and a cpu slab that runs out takes a partial slab's free objects
- * (and, for a while, its sheaf's) before it grows.  Size classes may take orders up to 6 to hold 64.  A
- * cache made for one type of object, a debug cache and a class of 16
- * objects a slab or fewer get whole slabs.
+ * (and, for a while, its sheaf's) before it grows.  Ramping caches may
+ * take orders up to 6 to hold 64.  A cache made for one type of object
+ * ramps too unless it has a constructor or is SLAB_TYPESAFE_BY_RCU; those,
+ * a debug cache and a class of 16 objects a slab or fewer get whole slabs.
  */
 #include "common/test.h"
 
@@ -210,28 +211,52 @@ START_TEST(test_slot_past_last_object_is_no_object)
 }
 END_TEST
 
-/* A cache for one type of object: whole slabs from the first. */
-START_TEST(test_type_cache_whole)
+static void ramp_ctor(void *p)
 {
-	struct kmem_cache *s = kmem_cache_create("ramp-type", SIZE, 0, SLAB_NOLEAKTRACE, NULL);
-	void *p;
+	memset(p, 0x5a, SIZE);
+}
 
-	ck_assert_ptr_nonnull(s);
-	p = kmem_cache_alloc(s, GFP_KERNEL);
-	ck_assert_uint_eq(slab_of(p)->objects, per_slab(s));
-	kmem_cache_free(s, p);
-	kmem_cache_destroy(s);
+/* A cache for one type of object ramps like a size class unless its
+ * objects need something done as a slab is made: a constructor (run on
+ * every object of a slab when it is made) or SLAB_TYPESAFE_BY_RCU. */
+START_TEST(test_type_cache_ramps_unless_ctor_or_rcu)
+{
+	struct kmem_cache *plain = kmem_cache_create("ramp-type", SIZE, 0, SLAB_NOLEAKTRACE, NULL);
+	struct kmem_cache *ctor = kmem_cache_create("ramp-ctor", SIZE, 0, SLAB_NOLEAKTRACE,
+						    ramp_ctor);
+	struct kmem_cache *rcu = kmem_cache_create("ramp-rcu", SIZE, 0,
+						   SLAB_NOLEAKTRACE | SLAB_TYPESAFE_BY_RCU, NULL);
+	void *p, *q, *r;
+
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_ptr_nonnull(ctor);
+	ck_assert_ptr_nonnull(rcu);
+	p = kmem_cache_alloc(plain, GFP_KERNEL);
+	q = kmem_cache_alloc(ctor, GFP_KERNEL);
+	r = kmem_cache_alloc(rcu, GFP_KERNEL);
+	ck_assert_uint_eq(slab_of(p)->objects, pages_objects(plain, 1, per_slab(plain)));
+	ck_assert_uint_lt(slab_of(p)->objects, per_slab(plain));
+	ck_assert_uint_eq(slab_of(q)->objects, per_slab(ctor));
+	ck_assert_uint_eq(slab_of(r)->objects, per_slab(rcu));
+	ck_assert_uint_eq(((unsigned char *)q)[SIZE - 1], 0x5a);
+	kmem_cache_free(plain, p);
+	kmem_cache_free(ctor, q);
+	kmem_cache_free(rcu, r);
+	kmem_cache_destroy(plain);
+	kmem_cache_destroy(ctor);
+	kmem_cache_destroy(rcu);
 }
 END_TEST
 
-/* Size classes may take higher orders to hold 64 objects a slab
+/* Ramping caches may take higher orders to hold 64 objects a slab
  * (slub_cache.c, calculate_order): 4 KiB blocks 64 a slab, ramping, where
- * a cache for one type gets 16; 16 objects a slab or fewer (16 KiB) are
- * whole slabs, and so for a debug cache, whose checks count whole slabs. */
+ * a cache with a constructor gets 16; 16 objects a slab or fewer (16 KiB)
+ * are whole slabs, and so for a debug cache, whose checks count whole
+ * slabs. */
 START_TEST(test_big_class_and_debug_cache_whole)
 {
 	struct kmem_cache *typed = kmem_cache_create("ramp-4k-type", 4096, 0, SLAB_NOLEAKTRACE,
-						     NULL);
+						     ramp_ctor);
 	struct kmem_cache *mid = class_cache("ramp-4k", 4096);
 	struct kmem_cache *big = class_cache("ramp-big", 16384);
 	struct kmem_cache *dbg = kmem_cache_create_kmalloc("ramp-debug", SIZE, 16,
@@ -239,7 +264,7 @@ START_TEST(test_big_class_and_debug_cache_whole)
 	void *p = kmem_cache_alloc(big, GFP_KERNEL), *q, *r;
 
 	ck_assert_ptr_nonnull(typed);
-	ck_assert_uint_eq(per_slab(typed), 16);
+	ck_assert_uint_eq(per_slab(typed), 15);	/* 4104-byte slots: the free pointer after */
 	ck_assert_uint_eq(per_slab(mid), 64);
 	r = kmem_cache_alloc(mid, GFP_KERNEL);
 	ck_assert_uint_eq(slab_of(r)->objects, 1);	/* its first page */
@@ -376,7 +401,7 @@ static Suite *slub_kmalloc_ramp_suite(void)
 	tcase_add_test(tc, test_remote_frees_before_growth);
 	tcase_add_test(tc, test_tail_pages_never_touched);
 	tcase_add_test(tc, test_slot_past_last_object_is_no_object);
-	tcase_add_test(tc, test_type_cache_whole);
+	tcase_add_test(tc, test_type_cache_ramps_unless_ctor_or_rcu);
 	tcase_add_test(tc, test_big_class_and_debug_cache_whole);
 	tcase_add_test(tc, test_partial_before_growth);
 	tcase_add_test(tc, test_sheaf_holds_growth_back_a_while);

@@ -91,14 +91,23 @@ START_TEST(test_bad_option_values_rejected)
 	ck_assert_int_eq(parse_option_string("slub_max_order=99"), 1);
 	ck_assert_int_eq(parse_option_string("slub_min_order=x"), 1);
 	ck_assert_int_eq(parse_option_string("slub_min_objects=40000"), 1);
-	check_geometry(8192, 4, 8);	/* unchanged defaults still apply */
+	check_geometry(8192, 6, 32);	/* unchanged defaults still apply */
 }
 END_TEST
 
+static void count_ctor(void *p)
+{
+	*(int *)p = 1;
+}
+
 /* 4 * (fls(nr_cpus) + 1) objects as 5.17 sizes slabs by default, but at
- * least 64 (uslab's floor, slub_cache.c), within slub_max_order 4. */
+ * least 64 (uslab's floor, slub_cache.c), within slub_max_order 4, or 6
+ * for a cache whose slabs ramp (no constructor, not RCU). */
 START_TEST(test_auto_min_objects)
 {
+	struct kmem_cache *s = kmem_cache_create("order-ctor", 4096, 0, SLAB_NOLEAKTRACE,
+						 count_ctor);
+	struct slabinfo si;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int min_objects = 4 * ((unsigned int)fls((unsigned int)(cpus > 1 ? cpus : 1)) + 1);
 	unsigned int order;
@@ -108,7 +117,16 @@ START_TEST(test_auto_min_objects)
 	check_geometry(256, order, (unsigned int)((PAGE_SIZE << order) / 256));
 	check_geometry(64, 0, (unsigned int)(PAGE_SIZE / 64));
 	check_geometry(1024, 4, 64);
-	check_geometry(4096, 4, 16);	/* 64 would need order 6: cut to order 4 */
+	check_geometry(4096, 6, 64);	/* ramps: order 6 for 64 */
+	check_geometry(8192, 6, 32);	/* order 6 holds 32 */
+	/* whole slabs: 64 would need order 6, cut to 4; 4104-byte slots (a
+	 * constructor's object keeps its contents: the free pointer after it) */
+	ck_assert_ptr_nonnull(s);
+	memset(&si, 0, sizeof(si));
+	get_slabinfo(s, &si);
+	ck_assert_uint_eq(si.cache_order, 4);
+	ck_assert_uint_eq(si.objects_per_slab, 15);
+	kmem_cache_destroy(s);
 }
 END_TEST
 
