@@ -21,6 +21,7 @@ SECTIONS = [
     ("larson", workloads.larson),
     ("scaling", workloads.scaling),
     ("fragment", workloads.fragment),
+    ("realloc", workloads.realloc),
     ("programs", programs.programs),
     ("instructions", instructions.instructions),
     ("page_alloc", pagealloc.page_alloc),

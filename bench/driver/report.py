@@ -25,6 +25,8 @@ HEADLINES = [
     ("whole programs, peak RSS (drop-in)", "programs_rss", "malloc", None),
     ("fragmentation, peak RSS (drop-in)", "fragment", "malloc", ["peak RSS MiB"]),
     ("fragmentation, RSS held at the end (drop-in)", "fragment", "malloc", ["RSS at end MiB"]),
+    ("realloc growth, time (drop-in)", "realloc", "malloc", None),
+    ("realloc growth, peak RSS (drop-in)", "realloc_rss", "malloc", None),
     ("instructions per pair (kmem_cache)", "instructions", "cache", None),
     ("instructions per pair (drop-in)", "instructions", "malloc", None),
 ]

@@ -136,6 +136,45 @@ def scaling(ctx):
     return Section("scaling", "Scaling with threads", intro, [t], notes)
 
 
+REALLOC_POLICIES = [("exact", "exact"), ("grow 1.5x", "grow")]
+
+
+def realloc(ctx):
+    rows = ctx.peers() + ctx.dropins() + ctx.api("kmalloc")
+    work = "32m" if ctx.quick else "64m"
+    cols = [(label, {"policy": policy, "work": work}) for label, policy in REALLOC_POLICIES]
+    # Fixed work: SLOB's first fit is given up to 30 s (10 s quick).
+    jobs = [program_job(ctx, r, label, "realloc/realloc", args,
+                        ["ns_per_append", "peak_rss_kib", "peak_live_kib"],
+                        timeout=120, floor=10 if ctx.quick else 30)
+            for label, args in cols for r in rows]
+    cells = interleave(ctx, "realloc growth", jobs)
+    names = [c for c, _ in cols]
+    t1 = Table.from_cells("realloc", "Realloc growth: time per append", "ns per append",
+                          rows, names, cells, "ns_per_append")
+    t2 = Table.from_cells("realloc_rss", "Realloc growth: peak RSS", "MiB",
+                          rows, names, cells, "peak_rss_kib", scale=1 / 1024)
+    intro = [f"Fixed work: 64 buffers live at once, each growing to a final length drawn "
+             f"log-uniformly from 16 B to 256 KiB, {work[:-1]} MiB appended in all, 1..64 "
+             "bytes at a time to a random buffer; a buffer that reaches its length is "
+             "checked byte by byte, freed and replaced by an empty one. *exact* calls "
+             "realloc on every append with the new length (the allocator's rounding decides "
+             "how often a buffer moves); *grow 1.5x* only when the length passes the "
+             "capacity, to 1.5 times it (git's ALLOC_GROW, most vectors). Rows *kmalloc* use "
+             "`krealloc`. RSS is the peak (VmHWM) less the RSS before the first "
+             "allocation.", ""] + _realloc_live_note(rows, cells, names)
+    return Section("realloc", "Realloc growth", intro, [t1, t2])
+
+
+def _realloc_live_note(rows, cells, names):
+    for r in rows:
+        c = cells.get((r.name, names[0]))
+        if c and not c.error:
+            return [f"Live bytes at the peak: {fmt_num(c.values['peak_live_kib'] / 1024)} MiB "
+                    "(the same work for every row).", ""]
+    return []
+
+
 FRAGMENT_METRICS = [("peak RSS MiB", "peak_rss_kib", 1 / 1024),
                     ("RSS at end MiB", "end_rss_kib", 1 / 1024)]
 
