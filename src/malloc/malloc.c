@@ -305,6 +305,10 @@ static bool malloc_classes_init(void)
 		if (!s)
 			return false;
 		malloc_hot.tag_cache[c + 1] = s;
+		/* why not with red zones: a block kept in place must move the
+		 * red zone to its new size (kmalloc_set_orig_size) */
+		if (!(s->flags & SLAB_RED_ZONE))
+			malloc_hot.tag_usable[c + 1] = (unsigned short)malloc_class_size[c];
 	}
 	return true;
 }
@@ -649,20 +653,52 @@ static __always_inline void malloc_free_at(void *p, const char *fn, const void *
 
 /* ---- realloc ---- */
 
-/* Keep the block if size fits and wastes at most half of it. */
+/* Does a block of usable bytes keep size in place: it fits, and wastes at
+ * most half of a block of more than 64 bytes? */
+static __always_inline bool realloc_keeps(size_t usable, size_t size)
+{
+	return size <= usable && (usable <= 64 || size > usable / 2);
+}
+
+/* Keep the block if realloc_keeps it (a huge one shrinks in place). */
 static bool realloc_in_place(void *p, const struct malloc_block *blk, size_t size)
 {
-	if (size > blk->usable)
-		return false;
 	switch (blk->kind) {
 	case MALLOC_HUGE:
+		if (size > blk->usable)
+			return false;
 		huge_shrink(p, size);
 		return true;
 	case MALLOC_BOOT:
-		return true;
+		return size <= blk->usable;
 	default:
-		return blk->usable <= 64 || size > blk->usable / 2;
+		return realloc_keeps(blk->usable, size);
 	}
+}
+
+/*
+ * Is p a live block of a size class, or a large block, that keeps size in
+ * place?  Its live tag answers what it is, as it does for free
+ * (malloc_free_fast): a class tag proves p the start of a live block of
+ * that class, whose usable bytes are the class's size (tag_usable, 0 for
+ * any other tag); LIVE_LARGE the start of a live large block, its folio's
+ * size.  False for anything else, NULL included: malloc_realloc then looks
+ * p up in full, and reports a bad pointer.  why: a program growing a
+ * buffer a few bytes at a time calls realloc far more often than the block
+ * moves (bench realloc, policy=exact: 2.1M calls, 30k moves), most of them
+ * on its largest buffers.
+ */
+static __always_inline bool realloc_in_place_fast(const void *p, size_t size)
+{
+	unsigned long g = live_map_granule_aligned(p);
+	unsigned char tag;
+
+	if (unlikely(g >= malloc_hot.map.nr_granules))
+		return false;
+	tag = __atomic_load_n(&malloc_hot.map.tags[g], __ATOMIC_RELAXED);
+	if (tag == LIVE_LARGE)
+		return realloc_keeps(folio_size(virt_to_folio(p)), size);
+	return realloc_keeps(malloc_hot.tag_usable[tag], size);
 }
 
 static void *malloc_realloc(void *p, size_t size, const char *fn, const void *caller)
@@ -670,6 +706,8 @@ static void *malloc_realloc(void *p, size_t size, const char *fn, const void *ca
 	struct malloc_block blk;
 	void *q;
 
+	if (likely(realloc_in_place_fast(p, size)))
+		return p;
 	malloc_lookup(p, &blk, fn, caller);
 	if (realloc_in_place(p, &blk, size)) {
 		kmalloc_set_orig_size(p, size);	/* the kmalloc red zone moves */

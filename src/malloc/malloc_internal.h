@@ -102,6 +102,11 @@ struct malloc_hot {
 	struct live_map map;			/* the live map (ptrcheck.c) */
 	struct kmem_cache *tag_cache[256];	/* class cache by live tag; NULL for
 						 * every tag that is not a class */
+	unsigned short tag_usable[256];		/* by live tag: a class block's usable
+						 * bytes for realloc's fast path; 0 for
+						 * every other tag and for a class whose
+						 * cache keeps the size asked for (the
+						 * kmalloc red zone) */
 	struct size_class size_class[MALLOC_SMALL_MAX / 16 + 1];	/* by (size + 15) / 16 */
 };
 extern struct malloc_hot malloc_hot;

@@ -224,6 +224,35 @@ START_TEST(test_realloc_keeps_contents)
 }
 END_TEST
 
+/* A block keeps its place while the new size fits its usable bytes and
+ * wastes at most half of them; below half it moves to a smaller block.  The
+ * same from small classes to large blocks. */
+START_TEST(test_realloc_in_place_within_block)
+{
+	static const size_t asks[] = { 100, 700, 3000, 5000, 8000, 20000, 100000 };
+	unsigned char *p, *q;
+	size_t i, u;
+
+	for (i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
+		p = malloc_p(asks[i]);
+		ck_assert(p != NULL);
+		u = malloc_usable_size(p);
+		ck_assert_uint_ge(u, asks[i]);
+		pattern_fill(p, u, 6);
+		ck_assert_msg(realloc_p(p, u) == p, "%zu: grown to its usable %zu, moved", asks[i], u);
+		ck_assert_msg(realloc_p(p, u / 2 + 1) == p, "%zu: shrunk to %zu, moved", asks[i],
+			      u / 2 + 1);
+		ck_assert_uint_ge(malloc_usable_size(p), u / 2 + 1);
+		ck_assert(pattern_ok(p, u / 2 + 1, 6));
+		q = realloc_p(p, u / 4);
+		ck_assert(q != NULL && q != p);
+		ck_assert_msg(pattern_ok(q, u / 4, 6), "%zu: shrink to %zu lost data", asks[i], u / 4);
+		ck_assert_uint_lt(malloc_usable_size(q), u);
+		free(q);
+	}
+}
+END_TEST
+
 START_TEST(test_realloc_failure_keeps_block)
 {
 	unsigned char *p = malloc_p(1000);
@@ -470,6 +499,7 @@ static Suite *contract_suite(void)
 	tcase_add_test(tc, test_realloc_null_is_malloc);
 	tcase_add_test(tc, test_realloc_zero_frees);
 	tcase_add_test(tc, test_realloc_keeps_contents);
+	tcase_add_test(tc, test_realloc_in_place_within_block);
 	tcase_add_test(tc, test_realloc_failure_keeps_block);
 	tcase_add_test(tc, test_reallocarray);
 	tcase_add_test(tc, test_posix_memalign_einval);
