@@ -10,7 +10,8 @@
  *   api=bulk allocates with one kmem_cache_alloc_bulk call and frees with one
  *   kmem_cache_free_bulk (in the order given); the other interfaces loop.
  * Large N runs past every per-CPU cache: slabs are made and emptied.
- * Prints "RESULT ns_per_object <ns per alloc+free> ns".
+ * Prints "RESULT ns_per_object <ns per alloc+free> ns"
+ * and "RESULT peak_rss_kib <VmHWM> KiB".
  *
  * uslab-bench: malloc (also built malloc-only, see bench/bench.mk)
  */
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 	BENCH_API_DISPATCH(api.kind, run_rounds, order, rounds,
 			   t0 + (uint64_t)(bench_opt_double(opts, "time") * 1e9), &done);
 	bench_result("ns_per_object", (double)(bench_now_ns() - t0) / (double)(done * nr), "ns");
+	bench_result("peak_rss_kib", (double)bench_peak_rss_kib(), "KiB");
 	bench_api_exit(&api);
 	return 0;
 }

@@ -43,19 +43,27 @@ FLOOR_NOTE = ("The last row, *floor*, is a yardstick, not an allocator: the same
               "calls and the list themselves cost.")
 
 
+def _rss_table(name, title, rows, cols, cells):
+    """The peak RSS (VmHWM, the whole process: its libraries and the
+    benchmark's own arrays included) of the runs of a time table."""
+    return Table.from_cells(name, title, "MiB", rows, [c for c, _ in cols], cells,
+                            "peak_rss_kib", scale=1 / 1024)
+
+
 def fastpath(ctx):
     rows = (ctx.peers() + ctx.dropins() + ctx.api("kmem_cache") + ctx.api("kmalloc")
             + [ctx.floor()])
     cols = [(f"{s} B", {"size": s, "time": ctx.run_time}) for s in FASTPATH_SIZES]
     cells = interleave(ctx, "fast path", _grid(ctx, rows, cols, "slab_fastpath/fastpath",
-                                                ["ns_per_pair"]))
+                                                ["ns_per_pair", "peak_rss_kib"]))
     t = Table.from_cells("fastpath", "Fast path: alloc+free pair, batches of 64 objects, one thread",
                          "ns per pair", rows, [c for c, _ in cols], cells, "ns_per_pair")
+    t_rss = _rss_table("fastpath_rss", "Fast path: peak RSS of the process", rows, cols, cells)
     intro = ["Each program allocates 64 objects, writes a byte in each, frees them in the same "
              "order, and repeats. Rows *cache* use `kmem_cache_alloc/free` on a cache of the "
              "size, rows *kmalloc* `kmalloc/kfree`, rows *malloc* the drop-in under LD_PRELOAD. "
              + FLOOR_NOTE, ""]
-    return Section("fastpath", "Object-cache fast path", intro, [t])
+    return Section("fastpath", "Object-cache fast path", intro, [t, t_rss])
 
 
 BATCHES = [("1000 fifo", 1000, "fifo"), ("1000 lifo", 1000, "lifo"),
@@ -67,15 +75,17 @@ def batch(ctx):
     rows = ctx.peers() + ctx.dropins() + ctx.api("kmem_cache") + ctx.api("bulk")
     cols = [(label, {"n": n, "order": order, "size": 64, "time": ctx.run_time})
             for label, n, order in BATCHES]
-    cells = interleave(ctx, "batches", _grid(ctx, rows, cols, "batch/batch", ["ns_per_object"]))
+    cells = interleave(ctx, "batches", _grid(ctx, rows, cols, "batch/batch",
+                                              ["ns_per_object", "peak_rss_kib"]))
     t = Table.from_cells("batch", "Batches: allocate N 64-byte objects, then free them all",
                          "ns per object", rows, [c for c, _ in cols], cells, "ns_per_object")
+    t_rss = _rss_table("batch_rss", "Batches: peak RSS of the process", rows, cols, cells)
     intro = ["*fifo* frees in allocation order, *lifo* newest first, *random* in a random "
              "order. Rows *bulk* use one `kmem_cache_alloc_bulk` and one "
              "`kmem_cache_free_bulk` per batch (the 1000 fifo column is the bulk benchmark); "
              "the peers loop over malloc and free. 100k objects run past every "
              "per-thread cache, so slabs are made and emptied.", ""]
-    return Section("batch", "Bulk and batch patterns", intro, [t])
+    return Section("batch", "Bulk and batch patterns", intro, [t, t_rss])
 
 
 def xthread(ctx):
@@ -84,13 +94,15 @@ def xthread(ctx):
     cols += [(f"ring {t}T", {"mode": "ring", "threads": t, "time": ctx.run_time})
              for t in ctx.threads if t >= 2]
     cells = interleave(ctx, "cross-thread", _grid(ctx, rows, cols, "xthread/xthread",
-                                                   ["ns_per_object"]))
+                                                   ["ns_per_object", "peak_rss_kib"]))
     t = Table.from_cells("xthread", "Cross-thread frees, 64-byte objects in batches of 32",
                          "wall ns per object", rows, [c for c, _ in cols], cells, "ns_per_object")
+    t_rss = _rss_table("xthread_rss", "Cross-thread frees: peak RSS of the process", rows, cols,
+                       cells)
     intro = ["*prodcons*: one thread allocates, another frees. *ring N*T: N threads each "
              "allocate batches, pass them to the next thread and free what the previous one "
              "sent, so every thread frees the others' objects.", ""]
-    return Section("xthread", "Cross-thread frees", intro, [t])
+    return Section("xthread", "Cross-thread frees", intro, [t, t_rss])
 
 
 def larson(ctx):

@@ -15,7 +15,8 @@
  * warm-up, all inside fastpath_measured(): the driver counts instructions
  * with callgrind --toggle-collect=fastpath_measured, which leaves start-up,
  * warm-up and exit out.
- * Prints "RESULT ns_per_pair <wall ns / pairs of all threads> ns".
+ * Prints "RESULT ns_per_pair <wall ns / pairs of all threads> ns"
+ * and "RESULT peak_rss_kib <VmHWM> KiB".
  *
  * uslab-bench: malloc (also built malloc-only, see bench/bench.mk)
  */
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&warm, NULL, (unsigned int)threads);
 	bench_run_threads((unsigned int)threads, thread_work, NULL);
 	bench_result("ns_per_pair", (double)(bench_now_ns() - start_ns) / (double)total_pairs, "ns");
+	bench_result("peak_rss_kib", (double)bench_peak_rss_kib(), "KiB");
 	bench_api_exit(&api);
 	return 0;
 }

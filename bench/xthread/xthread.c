@@ -11,7 +11,8 @@
  *             all threads free each other's objects
  * Objects travel through single-producer single-consumer queues that the
  * benchmark keeps in mmap'd memory, a batch at a time.
- * Prints "RESULT ns_per_object <wall ns / objects freed> ns".
+ * Prints "RESULT ns_per_object <wall ns / objects freed> ns"
+ * and "RESULT peak_rss_kib <VmHWM> KiB".
  *
  * uslab-bench: malloc (also built malloc-only, see bench/bench.mk)
  */
@@ -169,6 +170,7 @@ int main(int argc, char **argv)
 	deadline_ns = t0 + (uint64_t)(bench_opt_double(opts, "time") * 1e9);
 	bench_run_threads(nthreads, thread_work, NULL);
 	bench_result("ns_per_object", (double)(bench_now_ns() - t0) / (double)total_freed, "ns");
+	bench_result("peak_rss_kib", (double)bench_peak_rss_kib(), "KiB");
 	bench_api_exit(&api);
 	return 0;
 }
