@@ -828,6 +828,8 @@ static void unfreeze_partials_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c
 {
 	struct slab *partial;
 
+	if (!READ_ONCE(c->partial))
+		return;		/* why no lock: see __flush_cpu_slab */
 	spin_lock(&c->lock);
 	partial = c->partial;
 	WRITE_ONCE(c->partial, NULL);
@@ -1056,6 +1058,11 @@ static void flush_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	struct slab *slab;
 	void *freelist;
 
+	/* why no lock: only c's owner (or, with it gone, its flush) installs
+	 * a cpu slab, and one never installed leaves c as zeroed, the empty
+	 * state (__flush_cpu_slab) */
+	if (!READ_ONCE(c->slab))
+		return;
 	spin_lock(&c->lock);
 	slab = READ_ONCE(c->slab);
 	freelist = READ_ONCE(c->freelist);
@@ -1067,10 +1074,20 @@ static void flush_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	}
 }
 
-/* Everything CPU c holds of s goes back to the node. */
+/*
+ * Everything CPU c holds of s goes back to the node.  Called by c's owner,
+ * for a CPU whose thread exits (every cache), or for a cache nobody uses.
+ * Nothing is written where c holds nothing: a thread's exit flushes every
+ * cache, and the per-CPU storage of caches it never used is untouched
+ * zeros, which reads leave unmapped (bench fastpath, one worker thread:
+ * its unit was made resident whole, 80 KiB).  Its checks read c's fields
+ * without c->lock: c's cpu slab changes only by its owner, and a racing
+ * kmem_cache_shrink (flush_all) at worst leaves a flush request behind.
+ */
 static void __flush_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	WRITE_ONCE(c->flush_request, false);
+	if (READ_ONCE(c->flush_request))
+		WRITE_ONCE(c->flush_request, false);
 	/* why first: its objects may go to c's cpu slab or partial chain */
 	sheaf_flush_all(s, c);
 	flush_slab(s, c);
