@@ -1080,7 +1080,7 @@ static void flush_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
  * Nothing is written where c holds nothing: a thread's exit flushes every
  * cache, and the per-CPU storage of caches it never used is untouched
  * zeros, which reads leave unmapped (bench fastpath, one worker thread:
- * its unit was made resident whole, 80 KiB).  Its checks read c's fields
+ * the per-CPU units' resident memory 120 -> 40 KiB).  Its checks read c's fields
  * without c->lock: c's cpu slab changes only by its owner, and a racing
  * kmem_cache_shrink (flush_all) at worst leaves a flush request behind.
  */
