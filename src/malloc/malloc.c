@@ -609,23 +609,24 @@ static __always_inline void malloc_cache_free(struct kmem_cache *s, void *p)
  */
 static __always_inline bool malloc_free_fast(void *p)
 {
-	unsigned long g = live_map_granule_aligned(p);
+	unsigned char *t, tag;
 	struct kmem_cache *s;
-	unsigned char tag;
+	unsigned long g;
 
-	if (unlikely(g >= malloc_hot.map.nr_granules))
+	if (unlikely(!live_map_granule_in(p, &g)))
 		return false;
-	tag = __atomic_load_n(&malloc_hot.map.tags[g], __ATOMIC_RELAXED);
+	t = &malloc_hot.map.tags[g];
+	tag = __atomic_load_n(t, __ATOMIC_RELAXED);
 	s = malloc_hot.tag_cache[tag];
 	/* why clear before freeing: once freed, another thread may get it */
 	if (likely(s)) {
-		__atomic_store_n(&malloc_hot.map.tags[g], LIVE_NONE, __ATOMIC_RELAXED);
+		__atomic_store_n(t, LIVE_NONE, __ATOMIC_RELAXED);
 		malloc_cache_free(s, p);
 		return true;
 	}
 	if (tag != LIVE_KMALLOC)
 		return false;
-	__atomic_store_n(&malloc_hot.map.tags[g], LIVE_NONE, __ATOMIC_RELAXED);
+	__atomic_store_n(t, LIVE_NONE, __ATOMIC_RELAXED);
 	malloc_kfree(p);
 	return true;
 }
@@ -690,10 +691,10 @@ static bool realloc_in_place(void *p, const struct malloc_block *blk, size_t siz
  */
 static __always_inline bool realloc_in_place_fast(const void *p, size_t size)
 {
-	unsigned long g = live_map_granule_aligned(p);
+	unsigned long g;
 	unsigned char tag;
 
-	if (unlikely(g >= malloc_hot.map.nr_granules))
+	if (unlikely(!live_map_granule_in(p, &g)))
 		return false;
 	tag = __atomic_load_n(&malloc_hot.map.tags[g], __ATOMIC_RELAXED);
 	if (tag == LIVE_LARGE)

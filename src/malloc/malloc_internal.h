@@ -127,6 +127,17 @@ static __always_inline unsigned long live_map_granule_aligned(const void *p)
 	return (off >> MALLOC_ALIGN_SHIFT) | (off << (8 * sizeof(off) - MALLOC_ALIGN_SHIFT));
 }
 
+/* Is p a 16-byte aligned address in the map (false for a misaligned p,
+ * one outside the map, or the map disabled)?  Then its granule is *g: the
+ * first question of free's and realloc's fast paths, answered by one
+ * compare.  why an index, not a pointer to the byte: a pointer would cost
+ * those paths a NULL test. */
+static __always_inline bool live_map_granule_in(const void *p, unsigned long *g)
+{
+	*g = live_map_granule_aligned(p);
+	return likely(*g < malloc_hot.map.nr_granules);
+}
+
 /* p's byte, or NULL if p lies outside the map (or the map is disabled). */
 static __always_inline unsigned char *live_map_tag(const void *p)
 {

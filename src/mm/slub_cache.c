@@ -192,9 +192,10 @@ static unsigned int auto_min_objects(void)
 
 /*
  * Will slabs of s ramp (slab_ramps, less its object count, which
- * calculate_order sees to)?  Not on the debug path (check_counts wants
- * whole slabs).  Size classes (SLAB_KMALLOC) always; a cache made for one
- * type of object when its objects need nothing done as a slab is made: no
+ * calculate_order sees to)?  Not on the debug path (slab_debug_path:
+ * check_counts wants whole slabs, and such slabs are never cpu slabs).
+ * Size classes (SLAB_KMALLOC) always; a cache made for one type of object
+ * when its objects need nothing done as a slab is made: no
  * constructor (it runs on every object of a new slab, which a user may
  * count) and not SLAB_TYPESAFE_BY_RCU (its slabs keep their objects' type
  * through a grace period; whole ones keep that simple).  why typed caches
@@ -204,11 +205,9 @@ static unsigned int auto_min_objects(void)
  */
 static bool cache_ramps(const struct kmem_cache *s)
 {
-	slab_flags_t flags = s->flags;
-
-	if (CONFIG_SLUB_DEBUG && (flags & (SLAB_DEBUG_FLAGS | SLAB_FAILSLAB)))
+	if (slab_debug_path(s))
 		return false;
-	return (flags & SLAB_KMALLOC) || (!s->ctor && !(flags & SLAB_TYPESAFE_BY_RCU));
+	return (s->flags & SLAB_KMALLOC) || (!s->ctor && !(s->flags & SLAB_TYPESAFE_BY_RCU));
 }
 
 /* The slab order for objects of size bytes, or -ENOSYS; ramps: the cache's
