@@ -83,6 +83,7 @@ void drain_all_pages(void);
 /* Give free blocks of order >= reporting order back to the OS now. */
 void page_reporting_flush(void);
 unsigned long nr_free_pages(void);
+unsigned int page_alloc_resident_order(unsigned int lo, unsigned int hi);
 /* Pages in free buddy blocks whose memory was given back to the OS. */
 unsigned long nr_reported_pages(void);
 void show_buddyinfo(FILE *f);

@@ -8,7 +8,8 @@
  *
  * Which bits are set, per identity of a head page:
  *   free buddy block head  page_type has PG_buddy cleared; private = order;
- *                          PG_reported if its memory was given back to the OS
+ *                          PG_reported if its memory was given back to the OS,
+ *                          PG_mixed if only some of it was (or never touched)
  *   slab                   PG_slab (+ PG_head if order > 0); PG_active = pfmemalloc;
  *                          PG_locked = SLUB's slab bit lock; PG_slob_free (SLOB)
  *   large kmalloc          PG_large_kmalloc (+ PG_head if order > 0)
@@ -32,7 +33,8 @@ enum pageflags {
 	PG_head = 16,		/* head page of a compound block (order > 0) */
 	PG_large_kmalloc = 20,	/* uslab: head of a large kmalloc folio */
 	PG_zeroed = 21,		/* uslab: free block known to read as zeros */
-	NR_PAGEFLAGS = 22,
+	PG_mixed = 22,		/* uslab: free block, part reported, part not */
+	NR_PAGEFLAGS = 23,
 
 	PG_reported = PG_uptodate,	/* free block given back to the OS (madvise) */
 	PG_slob_free = PG_private,	/* SLOB page is on a free list */
@@ -84,6 +86,7 @@ PAGEFLAG(Head, PG_head)
 PAGEFLAG(LargeKmalloc, PG_large_kmalloc)
 PAGEFLAG(Reported, PG_reported)
 PAGEFLAG(Zeroed, PG_zeroed)
+PAGEFLAG(Mixed, PG_mixed)
 PAGEFLAG(SlobFree, PG_slob_free)
 #undef PAGEFLAG
 

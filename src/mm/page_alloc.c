@@ -56,14 +56,24 @@
  *    a never-touched block of a new section) reads as zeros, which the
  *    allocator remembers in PG_zeroed, so __GFP_ZERO does not clear it;
  *    the halves of a split block inherit both bits, and a merged block keeps
- *    a bit only if both halves had it.
+ *    a bit only if both halves had it.  A merged block whose halves
+ *    differ (one reported, one not) is PG_mixed: it counts as unreported
+ *    for the rules, but as neither resident nor zero.
+ *
+ *    Allocation prefers memory the process holds (where the kernel, with
+ *    no RSS to mind, takes the smallest block): __rmqueue_smallest splits
+ *    the smallest block that is wholly resident (unreported, not mixed)
+ *    before it takes any other, and page_alloc_resident_order() tells a
+ *    caller that can use a smaller order (SLUB's slab order fallback) the
+ *    order at which resident memory is free.
  *
  * 2. Data structures
  *    struct zone zone            the only zone: free_area[order] (list + count),
  *                                counters, the per-CPU pageset.
  *    struct free_area            free blocks of one order; unreported blocks
- *                                are added at the head, reported ones at the
- *                                tail, allocation takes from the head.
+ *                                are added at the head, reported and mixed
+ *                                ones at the tail, allocation takes from the
+ *                                head.
  *    struct per_cpu_pages        per CPU (alloc_percpu): a list per order
  *                                0..3, count/high/batch, and a count of the
  *                                pages it handed out minus those freed to it.
@@ -73,9 +83,10 @@
  * 3. States of a page
  *      state                 page_type  private  _refcount  flags (besides node)      linked by lru into
  *      free block head       Buddy      order    0          PG_reported?, PG_zeroed?  zone.free_area[order]
+ *                                                         or PG_mixed?
  *      inside a free block   -1         stale    0          none                      -
- *      pcp block head        -1         order    0          PG_reported?, PG_zeroed?  pcp->lists[order]
- *      isolated (reporting)  -1         order    0          none                      reporter's batch
+ *      pcp block head        -1         order    0          as a free block head      pcp->lists[order]
+ *      isolated (reporting)  -1         order    0          PG_mixed?                 reporter's batch
  *      allocated head        -1 (1)     0        >= 1       PG_head if compound (2)   owner's use
  *      compound tail         -1         -        0          none; compound_head = head|1
  *      non-compound tail     -1         stale    0          none                      -
@@ -107,7 +118,8 @@
  *      number of pages on the pcp's lists;
  *    - pages free (buddy + pcp lists) + pages allocated (zone.nr_allocated
  *      + every pcp's nr_allocated) + pages isolated == pages online;
- *    - nr_reported / nr_unreported match the PG_reported state of the lists;
+ *    - nr_reported / nr_unreported / nr_resident match the PG_reported and
+ *      PG_mixed state of the lists;
  *    - no page outside a free block's head is PageBuddy.
  *
  * 6. Checks that are always on
@@ -144,14 +156,18 @@
 /* ... once more than this many pages sit in unreported blocks */
 #define PAGE_REPORTING_IDLE_FLOOR	((256UL << 10) >> PAGE_SHIFT)
 #define PAGE_REPORTING_AT_ONCE_ORDER	5	/* the at-once rule's first order */
+/* page_alloc_resident_order() looks for smaller blocks only past this */
+#define RESIDENT_REUSE_FLOOR	((256UL << 10) >> PAGE_SHIFT)
 #define COMPOUND_PAGE_DTOR	1
 #define TAIL_MAPPING		((void *)0x400)
 
 /* Flags that must be clear when a page is freed (the kernel's check list). */
 #define PAGE_FLAGS_CHECK_AT_FREE \
 	(BIT(PG_locked) | BIT(PG_lru) | BIT(PG_active) | BIT(PG_slab) | BIT(PG_private))
-/* A free block's knowledge about its memory. */
+/* A free block's knowledge about its memory: all of it reported (and
+ * zero), or part of it (mixed). */
 #define PAGE_FREE_STATE		(BIT(PG_reported) | BIT(PG_zeroed))
+#define PAGE_FREE_STATE_ALL	(PAGE_FREE_STATE | BIT(PG_mixed))
 
 /* A benign race, the kernel's data_race(): see page_is_buddy(). */
 #define __no_sanitize_thread	__attribute__((no_sanitize("thread")))
@@ -185,6 +201,8 @@ struct zone {
 	unsigned long nr_unreported;	/* pages in unreported free blocks of order >=
 					 * page_reporting_order (lock; READ_ONCE outside) */
 	unsigned long nr_reported;	/* pages in reported free blocks (lock) */
+	unsigned long nr_resident;	/* pages in unreported free blocks of any order:
+					 * memory the process holds (lock; READ_ONCE outside) */
 	unsigned long nr_isolated;	/* pages off the lists being reported (lock) */
 	unsigned long now_ms;		/* coarse clock, read when the lists last grew:
 					 * the time a block freed now is stamped with (lock) */
@@ -283,12 +301,12 @@ static inline bool page_ptr_valid(const struct page *page)
 
 static inline unsigned long free_state(const struct page *page)
 {
-	return READ_ONCE(page->flags) & PAGE_FREE_STATE;
+	return READ_ONCE(page->flags) & PAGE_FREE_STATE_ALL;
 }
 
 static inline void set_free_state(struct page *page, unsigned long state)
 {
-	WRITE_ONCE(page->flags, (READ_ONCE(page->flags) & ~PAGE_FREE_STATE) | state);
+	WRITE_ONCE(page->flags, (READ_ONCE(page->flags) & ~PAGE_FREE_STATE_ALL) | state);
 }
 
 /*
@@ -314,9 +332,13 @@ static void account_free_block(const struct page *page, unsigned int order, long
 {
 	unsigned long nr = 1UL << order;
 
-	if (PageReported(page))
+	if (PageReported(page)) {
 		zone.nr_reported += sign * nr;
-	else if (order >= page_reporting_order)
+		return;
+	}
+	if (!PageMixed(page))
+		WRITE_ONCE(zone.nr_resident, zone.nr_resident + sign * nr);
+	if (order >= page_reporting_order)
 		WRITE_ONCE(zone.nr_unreported, zone.nr_unreported + sign * nr);
 }
 
@@ -327,8 +349,9 @@ static void add_to_free_list(struct page *page, unsigned int order)
 	page->private = order;
 	__SetPageBuddy(page);
 	/* why tail: allocations take from the head, so reported (cold, zero)
-	 * blocks are used last and unreported ones stay contiguous at the head */
-	if (PageReported(page))
+	 * and mixed blocks are used last and unreported ones stay contiguous
+	 * at the head */
+	if (PageReported(page) || PageMixed(page))
 		list_add_tail(&page->lru, &area->free_list);
 	else
 		list_add(&page->lru, &area->free_list);
@@ -363,6 +386,16 @@ static void zone_clock_update(void)
 		zone.now_ms = reporting_clock();
 }
 
+/* The free state of two merged halves. */
+static unsigned long merge_free_state(unsigned long a, unsigned long b)
+{
+	unsigned long mixed = BIT(PG_mixed);
+
+	if ((a | b) & mixed || (a ^ b) & BIT(PG_reported))
+		return mixed;
+	return a & b;
+}
+
 /*
  * Put a block on the free lists, merging it with its buddy for as long as
  * the buddy is free at the same order.  Caller holds zone.lock.
@@ -380,8 +413,9 @@ static void __free_one_page(struct page *page, unsigned long pfn, unsigned int o
 		if (!page_is_buddy(buddy, order))
 			break;
 		del_page_from_free_list(buddy, order);
-		/* a merged block is reported (or zero) only if both halves are */
-		state &= free_state(buddy);
+		/* a merged block is reported (or zero) only if both halves are,
+		 * and mixed if either is or they differ */
+		state = merge_free_state(state, free_state(buddy));
 		set_free_state(buddy, 0);
 		pfn &= buddy_pfn;
 		page = pfn_to_page(pfn);
@@ -408,21 +442,45 @@ static void expand(struct page *page, unsigned int low, unsigned int high)
 	}
 }
 
+/* The first block of order @o if it holds memory (unreported), else NULL.
+ * Caller holds zone.lock. */
+static struct page *resident_head(unsigned int o)
+{
+	struct page *page = list_first_entry_or_null(&zone.free_area[o].free_list, struct page, lru);
+
+	return page && !PageReported(page) && !PageMixed(page) ? page : NULL;
+}
+
+/*
+ * The block an allocation of @order splits: the smallest that holds memory
+ * already (unreported blocks are at the heads of their lists), else the
+ * smallest of any kind.  why resident first, where the kernel takes the
+ * smallest: a page the OS has (reported, or never touched) costs RSS when
+ * written, one the process holds does not; taking a fresh order-2 block
+ * while a freed order-5 one sits resident would grow the process by the
+ * order-2 block for nothing.
+ */
 static struct page *__rmqueue_smallest(unsigned int order)
 {
 	struct page *page;
 	unsigned int o;
 
+	for (o = order; o < MAX_ORDER && zone.nr_resident; o++) {
+		page = resident_head(o);
+		if (page)
+			goto found;
+	}
 	for (o = order; o < MAX_ORDER; o++) {
 		page = list_first_entry_or_null(&zone.free_area[o].free_list, struct page, lru);
-		if (!page)
-			continue;
-		del_page_from_free_list(page, o);
-		expand(page, order, o);
-		memmap_prepare_pages(page_to_pfn(page), 1UL << order);	/* handed out */
-		return page;
+		if (page)
+			goto found;
 	}
 	return NULL;
+found:
+	del_page_from_free_list(page, o);
+	expand(page, order, o);
+	memmap_prepare_pages(page_to_pfn(page), 1UL << order);	/* handed out */
+	return page;
 }
 
 /* Bring the next section online and free its pages.  Caller holds zone.lock. */
@@ -792,6 +850,57 @@ static __always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order)
 	return page;
 }
 
+/*
+ * page_alloc_resident_order - the order, from @lo up to @hi, of a block a
+ * caller that prefers @hi but can use any order down to @lo (SLUB's slab
+ * order fallback) should ask for so as not to grow the process: @hi if a
+ * block of @hi or more holds memory already (a buddy list's unreported
+ * head, or this CPU's list of @hi), else the largest smaller order that
+ * has one, else @hi.  Only when at least RESIDENT_REUSE_FLOOR pages sit
+ * resident in the buddy lists: fewer are not worth smaller slabs.  A hint:
+ * another CPU may take the block before the caller's alloc_pages.
+ * why: a class that changed order, or a phase that frees small slabs and
+ * then wants big ones, leaves free pages the process holds in blocks too
+ * small for the order it asks next; taking fresh ones instead (the kernel
+ * does, it has no RSS to mind) grew bench/batch's second round of 100k
+ * objects by 5.8 MiB of such pages.
+ */
+unsigned int page_alloc_resident_order(unsigned int lo, unsigned int hi)
+{
+	struct per_cpu_pages *pcp;
+	unsigned int o, pcp_top = 0;
+	bool pcp_has[NR_PCP_LISTS] = { false };
+
+	if (lo >= hi || hi >= MAX_ORDER || READ_ONCE(zone.nr_resident) < RESIDENT_REUSE_FLOOR)
+		return hi;
+	pcp = this_pcp();
+	if (pcp) {
+		spin_lock(&pcp->lock);
+		for (o = lo; o <= min(hi, (unsigned int)PAGE_ALLOC_COSTLY_ORDER); o++) {
+			pcp_has[o] = !list_empty(&pcp->lists[o]);
+			if (pcp_has[o])
+				pcp_top = o + 1;
+		}
+		spin_unlock(&pcp->lock);
+	}
+	if (pcp_top == hi + 1)
+		return hi;
+	spin_lock(&zone.lock);
+	for (o = hi; o < MAX_ORDER && !resident_head(o); o++)
+		;
+	if (o == MAX_ORDER) {
+		for (o = hi; o-- > lo;)
+			if (resident_head(o) || (o < NR_PCP_LISTS && pcp_has[o]))
+				break;
+		if (o == UINT_MAX || o < lo)
+			o = hi;
+	} else {
+		o = hi;
+	}
+	spin_unlock(&zone.lock);
+	return o;
+}
+
 /**
  * alloc_pages - allocate a block of 2^@order pages.
  * @gfp: GFP flags; __GFP_ZERO clears it, __GFP_COMP makes it a compound page,
@@ -1082,8 +1191,11 @@ static unsigned int isolate_order(unsigned int order, struct page **batch, unsig
 		pos = pos->prev;
 		if (PageReported(page))
 			continue;
-		if (page->index > freed_by)
+		if (page->index > freed_by) {
+			if (PageMixed(page))	/* tail-side, but as young as any */
+				continue;
 			break;
+		}
 		del_page_from_free_list(page, order);
 		page->private = order;
 		zone.nr_isolated += 1UL << order;
@@ -1113,7 +1225,8 @@ static void page_reporting_putback(struct page **batch, const bool *discarded, u
 	for (i = 0; i < n; i++) {
 		order = (unsigned int)batch[i]->private;
 		zone.nr_isolated -= 1UL << order;
-		set_free_state(batch[i], discarded[i] ? PAGE_FREE_STATE : 0);
+		if (discarded[i])
+			set_free_state(batch[i], PAGE_FREE_STATE);
 		__free_one_page(batch[i], page_to_pfn(batch[i]), order);
 	}
 	spin_unlock(&zone.lock);
@@ -1269,6 +1382,7 @@ struct check_ctx {
 	unsigned long free;		/* pages seen free */
 	unsigned long reported;		/* pages seen in reported buddy blocks */
 	unsigned long unreported;	/* pages seen in unreported blocks >= reporting order */
+	unsigned long resident;		/* pages seen in unreported buddy blocks */
 	unsigned int errors;		/* problems found */
 };
 
@@ -1332,10 +1446,14 @@ static void check_buddy_block(struct check_ctx *c, const struct page *page, unsi
 	    page_is_buddy(pfn_to_page(pfn ^ (1UL << order)), order))
 		check_fail(c, "free buddies pfn %#lx and %#lx of order %u did not merge",
 			   pfn, pfn ^ (1UL << order), order);
-	if (PageReported(page))
+	if (PageReported(page)) {
 		c->reported += 1UL << order;
-	else if (order >= page_reporting_order)
-		c->unreported += 1UL << order;
+	} else {
+		if (!PageMixed(page))
+			c->resident += 1UL << order;
+		if (order >= page_reporting_order)
+			c->unreported += 1UL << order;
+	}
 	check_block(c, page, order, "buddy");
 }
 
@@ -1419,6 +1537,8 @@ static void check_totals(struct check_ctx *c, long allocated)
 	if (c->unreported != zone.nr_unreported)
 		check_fail(c, "nr_unreported is %lu, the lists hold %lu",
 			   zone.nr_unreported, c->unreported);
+	if (c->resident != zone.nr_resident)
+		check_fail(c, "nr_resident is %lu, the lists hold %lu", zone.nr_resident, c->resident);
 }
 
 static void check_map_bitmaps(struct check_ctx *c)

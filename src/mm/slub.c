@@ -653,6 +653,10 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node, b
 	if (slub_churn_due(s))
 		slub_churn_raise(s);
 	oo = cache_oo(s);
+	/* why: a slab of a smaller order from pages the process holds beats
+	 * one of the preferred order from fresh pages (page_alloc.c) */
+	if (oo_order(oo) > oo_order(s->min))
+		oo = oo_make(page_alloc_resident_order(oo_order(s->min), oo_order(oo)), s->size);
 	flags |= s->allocflags;
 	/* why: let the preferred order fail fast; the minimum order may retry */
 	alloc_gfp = (flags | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
