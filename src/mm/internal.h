@@ -56,6 +56,7 @@ int kstrtoul_opt(const char *s, unsigned long *res);	/* decimal/0x, K/M/G suffix
 bool memmap_init(void);
 /* Bring the next section online (commit its struct pages, return its pfn range). */
 bool memmap_online_section(unsigned long *start_pfn, unsigned long *nr_pages);
+unsigned long memmap_section_flags(unsigned long nr);
 /* Initialise the struct pages of [pfn, pfn + nr) if not yet (zone.lock;
  * memmap.c §3: they are set up lazily, a chunk at a time). */
 void memmap_prepare_pages(unsigned long pfn, unsigned long nr);

@@ -27,7 +27,8 @@
  *    nr_sections_online                    sections 0 .. n-1 are online;
  *        sections come online in address order.
  *
- * 3. States of a section (bits of memmap.section_flags[nr])
+ * 3. States of a section (bits of memmap_section_flags(nr); the table
+ *    stores PRESENT only with the others, when the section comes online)
  *      state        PRESENT  HAS_MEM_MAP  IS_ONLINE   arena range   vmemmap slice
  *      reserved        1          0           0       PROT_NONE     PROT_NONE
  *      online          1          1           1       committed     committed, initialised
@@ -248,23 +249,29 @@ static void memmap_fix_geometry(unsigned long *size, unsigned long *section)
 
 static bool memmap_map_section_table(unsigned long sections, unsigned long arena_bytes)
 {
-	unsigned long nr;
-
 	section_table_bytes = PAGE_ALIGN(sections * sizeof(unsigned long));
 	memmap.section_flags = os_map(section_table_bytes);
 	if (!memmap.section_flags)
 		return false;
 	/* why mapped, not static: 32 KiB for a 64G arena, of which only the
-	 * words of online sections are ever touched */
+	 * words of online sections are ever touched (a reserved section's word
+	 * stays 0: memmap_section_flags() adds SECTION_MARKED_PRESENT) */
 	chunk_map_bytes = PAGE_ALIGN(DIV_ROUND_UP(arena_bytes / PAGE_SIZE / MEMMAP_CHUNK_PAGES, CHUNK_BITS) * sizeof(unsigned long));
 	memmap_chunk_ready = os_map(chunk_map_bytes);
 	if (!memmap_chunk_ready) {
 		os_unmap(memmap.section_flags, section_table_bytes);
 		return false;
 	}
-	for (nr = 0; nr < sections; nr++)
-		memmap.section_flags[nr] = SECTION_MARKED_PRESENT;
 	return true;
+}
+
+/* Section @nr's SECTION_* bits: PRESENT for every section of the arena,
+ * stored only once it is online. */
+unsigned long memmap_section_flags(unsigned long nr)
+{
+	if (nr >= nr_sections)
+		return 0;
+	return SECTION_MARKED_PRESENT | smp_load_acquire(&memmap.section_flags[nr]);
 }
 
 static void memmap_publish(char *arena, unsigned long size, void *vmem,

@@ -519,10 +519,9 @@ static void *shuffle_objects(const struct kmem_cache *s, struct slab *slab, unsi
 {
 	unsigned long lo = (unsigned long)from * s->size, hi = (unsigned long)to * s->size;
 	char *start = slab_objects_start(s, slab);
-	/* why acquire: kmem_cache_init publishes the kmalloc caches before it
-	 * makes their sequences (init_freelist_randomization), and another
-	 * thread may make a slab of one meanwhile, or churn replace it: it
-	 * sees NULL (a linear freelist) or a whole sequence */
+	/* why acquire: another thread may be making s's first sequence
+	 * (slub_random_seq_first) or churn replacing it: this one sees NULL
+	 * (a linear freelist) or a whole sequence */
 	const struct slub_random_seq *rs = smp_load_acquire(&s->random_seq);
 	const unsigned int *seq;
 	unsigned int count, pos, i;
@@ -650,6 +649,8 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t flags, int node, b
 	struct slab *slab;
 	void *tail;
 
+	if (CONFIG_SLAB_FREELIST_RANDOM && unlikely(!READ_ONCE(s->random_seq_claimed)))
+		slub_random_seq_first(s);
 	if (slub_churn_due(s))
 		slub_churn_raise(s);
 	oo = cache_oo(s);

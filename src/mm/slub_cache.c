@@ -30,9 +30,10 @@
  *
  * 4. Invariants.  A cache is published (slab_caches) only after
  *    kmem_cache_open() succeeded, so every field but object_size/inuse
- *    (raised by a merge under slab_mutex) and what churn raises (oo,
- *    cpu_partial_slabs, random_seq: slub_churn_raise, lock-free, once) is
- *    constant while others use it.
+ *    (raised by a merge under slab_mutex), what churn raises (oo,
+ *    cpu_partial_slabs, random_seq: slub_churn_raise, lock-free, once) and
+ *    the random sequence made with the first slab (slub_random_seq_first,
+ *    lock-free, once) is constant while others use it.
  *
  * This file belongs to the SLUB build only: the build compiles every
  * source file for every allocator, so its body sits in one #if.
@@ -288,17 +289,18 @@ void slub_churn_raise(struct kmem_cache *s)
 	 * one raises the order */
 	if (__atomic_exchange_n(&s->churned, true, __ATOMIC_RELAXED))
 		return;
-	old = smp_load_acquire(&s->random_seq);
-	if (old) {
+	if (CONFIG_SLAB_FREELIST_RANDOM) {
 		rs = random_seq_make(s, oo_objects(up), GFP_NOWAIT | __GFP_NOWARN);
 		if (!rs) {
 			atomic_set(&s->churn, 0);
 			WRITE_ONCE(s->churned, false);	/* try again later */
 			return;
 		}
-		/* why keep the old one: a shuffle may be reading it */
+		/* why keep the old one: a shuffle may be reading it; why the
+		 * claim: no first-slab sequence for the old order after this */
+		__atomic_store_n(&s->random_seq_claimed, true, __ATOMIC_RELAXED);
+		old = __atomic_exchange_n(&s->random_seq, rs, __ATOMIC_ACQ_REL);
 		s->random_seq_old = old;
-		smp_store_release(&s->random_seq, rs);
 	}
 	WRITE_ONCE(s->cpu_partial_slabs, DIV_ROUND_UP(s->cpu_partial * 2, oo_objects(up)));
 	__atomic_store_n(&s->oo.x, up.x, __ATOMIC_RELEASE);	/* after its sequence */
@@ -441,21 +443,34 @@ static struct slub_random_seq *random_seq_make(const struct kmem_cache *s, unsig
 	return rs;
 }
 
-/* s's random sequence, for slabs of its order. */
-static int init_cache_random_seq(struct kmem_cache *s)
+/*
+ * s's random sequence, for slabs of its order, made when s makes a slab
+ * (allocate_slab) with none yet, rather than when s is created: most
+ * caches (the kmalloc caches of every kind, most malloc classes) never make
+ * a slab, and the sequences of all of them were 64 KiB of a small
+ * program's resident memory.  The claim keeps other CPUs out, and a nested
+ * call too (the sequence is kmalloc'd, maybe from s itself): their slabs
+ * are linked in order.  A failure lifts the claim, for the next slab.
+ * Before the kmalloc caches exist (slab_state < UP) it waits.
+ */
+void slub_random_seq_first(struct kmem_cache *s)
 {
 	unsigned int count = oo_objects(cache_oo(s));
-	struct slub_random_seq *rs;
+	struct slub_random_seq *rs, *none = NULL;
 
-	if (!CONFIG_SLAB_FREELIST_RANDOM || s->random_seq || count < 2)
-		return 0;
-	rs = random_seq_make(s, count, GFP_KERNEL);
+	if (slab_state < UP || __atomic_exchange_n(&s->random_seq_claimed, true, __ATOMIC_ACQUIRE))
+		return;
+	if (count < 2)
+		return;		/* nothing to shuffle; churn may make one */
+	rs = random_seq_make(s, count, GFP_NOWAIT | __GFP_NOWARN);
 	if (!rs) {
-		slab_printk("SLUB: Unable to initialize free list for %s\n", s->name);
-		return -ENOMEM;
+		__atomic_store_n(&s->random_seq_claimed, false, __ATOMIC_RELEASE);
+		return;
 	}
-	smp_store_release(&s->random_seq, rs);	/* read by shuffle_objects */
-	return 0;
+	/* why compare: churn may have published one for its order meanwhile */
+	if (!__atomic_compare_exchange_n(&s->random_seq, &none, rs, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		kfree(rs);
 }
 
 /* ======================= cache lifecycle ======================= */
@@ -563,8 +578,6 @@ static int kmem_cache_open(struct kmem_cache *s, slab_flags_t flags)
 	set_min_partial(s, ilog2(s->size) / 2);
 	set_cpu_partial(s);
 	set_sheaf_capacity(s);
-	if (slab_state >= UP && init_cache_random_seq(s))
-		goto error;
 	if (!init_kmem_cache_nodes(s))
 		goto error;
 	if (alloc_kmem_cache_cpus(s))
@@ -925,16 +938,6 @@ static struct kmem_cache *bootstrap(struct kmem_cache *static_cache)
 	return s;
 }
 
-static void init_freelist_randomization(void)
-{
-	struct kmem_cache *s;
-
-	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list)
-		init_cache_random_seq(s);	/* failure leaves that cache linear */
-	mutex_unlock(&slab_mutex);
-}
-
 void kmem_cache_init(void)
 {
 	static struct kmem_cache boot_kmem_cache, boot_kmem_cache_node;
@@ -954,7 +957,6 @@ void kmem_cache_init(void)
 	kmem_cache_node = bootstrap(&boot_kmem_cache_node);
 	setup_kmalloc_cache_index_table();
 	create_kmalloc_caches(0);
-	init_freelist_randomization();
 	track_init();	/* no SLUB lock is held here: see track.h */
 }
 

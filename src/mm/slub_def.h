@@ -152,7 +152,8 @@ struct kmem_cache {
 	const char *name;		/* cache name (constant) */
 	struct list_head list;		/* on slab_caches (slab_mutex) */
 	struct slub_random_seq *random_seq;	/* for new slabs, or NULL (set with release:
-						 * at init, and once more by churn) */
+						 * with the first slab, and once more by churn) */
+	bool random_seq_claimed;		/* a first-slab sequence is made or being made */
 	struct slub_random_seq *random_seq_old;	/* the one churn replaced (freed with s) */
 	unsigned int useroffset;	/* usercopy window start (constant) */
 	unsigned int usersize;		/* usercopy window size (constant) */

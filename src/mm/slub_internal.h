@@ -410,6 +410,7 @@ void free_slab(struct kmem_cache *s, struct slab *slab);
 bool slab_discard_ok(const struct kmem_cache *s, const struct kmem_cache_node *n,
 		     const struct slab *slab);
 void slub_churn_raise(struct kmem_cache *s);
+void slub_random_seq_first(struct kmem_cache *s);
 /* The allocation-failure report (unless __GFP_NOWARN). */
 void slab_out_of_memory(struct kmem_cache *s, gfp_t gfpflags, int nid);
 /* s->cpu_slab: per-CPU state, zeroed (= empty) for every CPU; false if none. */

@@ -114,8 +114,8 @@ START_TEST(test_sections_come_online)
 
 	set_options("arena_size=64M section_size=16M");
 	ck_assert_uint_eq(stats().sections_online, 0);
-	ck_assert(!(memmap.section_flags[0] & SECTION_HAS_MEM_MAP));
-	ck_assert(memmap.section_flags[0] & SECTION_MARKED_PRESENT);
+	ck_assert(!(memmap_section_flags(0) & SECTION_HAS_MEM_MAP));
+	ck_assert(memmap_section_flags(0) & SECTION_MARKED_PRESENT);
 	/* 16M sections of four 4M blocks: a fifth block needs a second section */
 	for (i = 0; i < 5; i++) {
 		blocks[i] = alloc_pages(GFP_KERNEL, 10);
@@ -129,7 +129,7 @@ START_TEST(test_sections_come_online)
 		unsigned long want = nr < 2 ? SECTION_MARKED_PRESENT | SECTION_HAS_MEM_MAP |
 			SECTION_IS_ONLINE : SECTION_MARKED_PRESENT;
 
-		ck_assert_uint_eq(memmap.section_flags[nr], want);
+		ck_assert_uint_eq(memmap_section_flags(nr), want);
 	}
 	for (i = 0; i < 5; i++)
 		__free_pages(blocks[i], 10);

@@ -76,6 +76,35 @@ START_TEST(test_new_slabs_are_shuffled)
 }
 END_TEST
 
+/* The random sequence is made with a cache's first slab, not before (a
+ * cache that never makes a slab costs none), and that slab is shuffled. */
+START_TEST(test_first_slab_makes_the_sequence)
+{
+	struct kmem_cache *s = test_cache("shuffle-first", 64);
+	unsigned int n = objs_per_slab(s), i, in_order = 0;
+	char **objs = calloc(n, sizeof(*objs));
+	char *base;
+
+	if (!CONFIG_SLAB_FREELIST_RANDOM)
+		return;
+	ck_assert_ptr_null(s->random_seq);
+	for (i = 0; i < n; i++)
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	ck_assert_ptr_nonnull(s->random_seq);
+	ck_assert_uint_eq(s->random_seq->count, n);
+	base = slab_address(virt_to_slab(objs[0]));
+	for (i = 0; i < n; i++) {
+		ck_assert_ptr_eq(slab_address(virt_to_slab(objs[i])), base);
+		in_order += objs[i] == base + (size_t)i * s->size;
+	}
+	ck_assert_msg(in_order < n, "the first slab was in address order");
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, objs[i]);
+	free(objs);
+	kmem_cache_destroy(s);
+}
+END_TEST
+
 START_TEST(test_free_pointers_are_encoded)
 {
 	struct kmem_cache *s = test_cache("encoded", 64);
@@ -284,6 +313,7 @@ static Suite *slub_hardening_suite(void)
 	TCase *tc = tcase_create("hardening");
 
 	tcase_add_test(tc, test_new_slabs_are_shuffled);
+	tcase_add_test(tc, test_first_slab_makes_the_sequence);
 	tcase_add_test(tc, test_free_pointers_are_encoded);
 	tcase_add_test(tc, test_naive_double_free_reported);
 	tcase_add_test(tc, test_double_free_on_slab_freelist_reported);
