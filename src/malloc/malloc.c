@@ -202,10 +202,19 @@ static __always_inline bool malloc_pop_mark(struct kmem_cache *s, gfp_t gfp, uns
 #endif
 }
 
-/* The live tag of a block from __kmalloc or kmalloc_large. */
-static unsigned char kmalloc_tag(const void *p)
+/* Mark p, a block from __kmalloc or kmalloc_large, live: a slab object in
+ * the live map, a large block in its folio (large_mark).  False as
+ * live_map_mark is. */
+static bool kmalloc_mark(void *p)
 {
-	return folio_test_slab(virt_to_folio(p)) ? LIVE_KMALLOC : LIVE_LARGE;
+	struct folio *folio = virt_to_folio(p);
+
+	if (folio_test_slab(folio))
+		return live_map_mark(p, LIVE_KMALLOC);
+	if (large_live(folio))
+		return false;
+	large_mark(folio);
+	return true;
 }
 
 /* ---- the bootstrap buffer ---- */
@@ -431,7 +440,7 @@ static void *arena_alloc(size_t size, size_t align, gfp_t gfp, const char *fn,
 	} else {
 		return NULL;
 	}
-	if (p && unlikely(!live_map_mark(p, kmalloc_tag(p))))
+	if (p && unlikely(!kmalloc_mark(p)))
 		p = malloc_mark_slow(p, fn, caller);
 	return p;
 }
@@ -682,8 +691,9 @@ static bool realloc_in_place(void *p, const struct malloc_block *blk, size_t siz
  * place?  Its live tag answers what it is, as it does for free
  * (malloc_free_fast): a class tag proves p the start of a live block of
  * that class, whose usable bytes are the class's size (tag_usable, 0 for
- * any other tag); LIVE_LARGE the start of a live large block, its folio's
- * size.  False for anything else, NULL included: malloc_realloc then looks
+ * any other tag); no tag, but the head of a large folio whose live word
+ * is set (large_mark): the folio's size.  False for
+ * anything else, NULL included: malloc_realloc then looks
  * p up in full, and reports a bad pointer.  why: a program growing a
  * buffer a few bytes at a time calls realloc far more often than the block
  * moves (bench realloc, policy=exact: 2.1M calls, 30k moves), most of them
@@ -691,15 +701,23 @@ static bool realloc_in_place(void *p, const struct malloc_block *blk, size_t siz
  */
 static __always_inline bool realloc_in_place_fast(const void *p, size_t size)
 {
-	unsigned long g;
+	const struct page *page;
+	unsigned long g, word;
 	unsigned char tag;
 
 	if (unlikely(!live_map_granule_in(p, &g)))
 		return false;
 	tag = __atomic_load_n(&malloc_hot.map.tags[g], __ATOMIC_RELAXED);
-	if (tag == LIVE_LARGE)
-		return realloc_keeps(folio_size(virt_to_folio(p)), size);
-	return realloc_keeps(malloc_hot.tag_usable[tag], size);
+	if (tag != LIVE_NONE)
+		return realloc_keeps(malloc_hot.tag_usable[tag], size);
+	/* a large block starts a page: its head's flags and live word, one
+	 * line of the memory map */
+	if (((unsigned long)p & ~PAGE_MASK) || unlikely(!virt_addr_valid(p)))
+		return false;
+	page = virt_to_page(p);
+	word = __atomic_load_n(&page->private, __ATOMIC_RELAXED);
+	return PageLargeKmalloc(page) && large_word_live(word) &&
+	       realloc_keeps(PAGE_SIZE << (word & MALLOC_LARGE_ORDER), size);
 }
 
 static void *malloc_realloc(void *p, size_t size, const char *fn, const void *caller)

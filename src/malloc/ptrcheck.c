@@ -16,11 +16,12 @@
  *      folio is a slab: live tag set                -> slab object
  *                       else                        -> double free or interior
  *      folio is a large kmalloc: not its start      -> interior pointer
- *                                live tag set       -> large block
+ *                                live word set      -> large block
  *                                else               -> double free
  *      any other page (free, page-allocator user)   -> double free or invalid
- *    The live map decides "start of a live block" for every size in constant
- *    time: malloc tags the block's first granule after the allocator hands
+ *    The live map decides "start of a live block" for every slab object in
+ *    constant time (a large block has its folio's live word instead:
+ *    large_mark, malloc_internal.h): malloc tags the block's first granule after the allocator hands
  *    the block out, free reads the tag and clears it before handing the
  *    block back (so a later free finds it clear, and the block cannot be
  *    reallocated before the tag is cleared).  free()'s fast path (malloc.c)
@@ -35,8 +36,8 @@
  *
  * 3. States of a granule's tag: LIVE_NONE (0) = no live block starts here;
  *    1 .. NR_MALLOC_CLASSES = a block from that class's cache (tag - 1)
- *    starts here; LIVE_KMALLOC = a slab object from __kmalloc; LIVE_LARGE =
- *    a large-kmalloc folio.  Transitions: NONE -> tag in malloc, after the
+ *    starts here; LIVE_KMALLOC = a slab object from __kmalloc.  Transitions:
+ *    NONE -> tag in malloc, after the
  *    allocator returned the block; tag -> NONE in free, before the block
  *    goes back.  Nothing else writes the map.
  *
@@ -68,8 +69,9 @@
  *      read-modify-write on every free catches every instance (the
  *      relaxed load and store are exact in the C11 model for every free
  *      that happens after the first, by coherence).
- *    - Large blocks take live_map_claim(), an atomic exchange, in the slow
- *      path: exact even for racing frees (rare, and far costlier anyway).
+ *    - Slab objects the slow path frees take live_map_claim(), and large
+ *      blocks large_claim(), an atomic exchange each: exact even for racing
+ *      frees (rare, and far costlier anyway).
  *
  * 5. Invariants.  A tag is set only between the allocator returning a block
  *    and free() giving it back, so it is never set for a free object; the
@@ -287,6 +289,24 @@ static bool live_or_unknown(const void *p)
 	return !malloc_hot.map.tags || live_map_get(p) != LIVE_NONE;
 }
 
+/*
+ * Is the large block at p live, and the claim that frees it.  Its folio's
+ * word says so (large_mark), but on SLOB, whose kmalloc serves a class
+ * past a page with a large folio, malloc's class path tagged it in the map
+ * (LIVE_KMALLOC), as any block of kmalloc.
+ */
+static bool large_block_live(const struct folio *folio, const void *p)
+{
+	return large_live(folio) || (CONFIG_SLOB && live_or_unknown(p));
+}
+
+static bool large_block_claim(struct folio *folio, const void *p)
+{
+	if (large_claim(folio))
+		return true;
+	return CONFIG_SLOB && (live_map_claim(p) != LIVE_NONE || !malloc_hot.map.tags);
+}
+
 void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void *caller)
 {
 	struct folio *folio;
@@ -308,18 +328,10 @@ void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void
 		report_page_not_block(fn, p, caller);
 	if (p != folio_address(folio))
 		report_large_interior(fn, p, caller, folio);
-	if (!live_or_unknown(p))
+	if (!large_block_live(folio, p))
 		report_large_not_live(fn, p, caller);
 	blk->kind = MALLOC_LARGE;
 	blk->usable = folio_size(folio);
-}
-
-/* Claim p's tag (clear it), or report why p is not a live block. */
-static void free_claim(void *p, const char *fn, const void *caller,
-		       void (*report)(const char *, const void *, const void *))
-{
-	if (unlikely(live_map_claim(p) == LIVE_NONE) && malloc_hot.map.tags)
-		report(fn, p, caller);
 }
 
 static void free_outside(void *p, const char *fn, const void *caller)
@@ -349,7 +361,8 @@ static void free_checked(void *p, const char *fn, const void *caller)
 		report_page_not_block(fn, p, caller);
 	if (p != folio_address(folio))
 		report_large_interior(fn, p, caller, folio);
-	free_claim(p, fn, caller, report_large_not_live);
+	if (!large_block_claim(folio, p))
+		report_large_not_live(fn, p, caller);
 	free_large_kmalloc(folio, p);
 }
 
