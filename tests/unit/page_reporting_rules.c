@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/test.h"
+#include "common/page_blocks.h"
 #include "mm/internal.h"
 #include "os/os.h"
 
@@ -27,16 +28,6 @@
 static void set_options(const char *opts)
 {
 	ck_assert_int_eq(parse_option_string(opts), 0);
-}
-
-/* A block of order, every page written. */
-static struct page *touched_block(unsigned int order)
-{
-	struct page *page = alloc_pages(GFP_KERNEL, order);
-
-	ck_assert_ptr_nonnull(page);
-	memset(page_address(page), 0x5a, PAGE_SIZE << order);
-	return page;
 }
 
 /* Pages of the 2^order pages at addr that are in memory. */

@@ -15,6 +15,7 @@
  * pushed to the buddy lists with drain_local_pages().
  */
 #include "common/test.h"
+#include "common/page_blocks.h"
 #include "mm/internal.h"
 #include "mm/page-flags.h"
 #include "mm/slab.h"
@@ -24,16 +25,6 @@
 static void set_options(const char *opts)
 {
 	ck_assert_int_eq(parse_option_string(opts), 0);
-}
-
-/* A block of order, every page written. */
-static struct page *touched_block(unsigned int order)
-{
-	struct page *page = alloc_pages(GFP_KERNEL, order);
-
-	ck_assert_ptr_nonnull(page);
-	memset(page_address(page), 0x5a, PAGE_SIZE << order);
-	return page;
 }
 
 static bool page_within(const struct page *page, const struct page *block, unsigned int order)
