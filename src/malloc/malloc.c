@@ -217,6 +217,16 @@ static bool kmalloc_mark(void *p)
 	return true;
 }
 
+/* Mark p, a block of a class with tag, live; false as live_map_mark.  On
+ * SLOB a class is kmalloc, whose blocks past a page are large folios:
+ * those take their folio's word, as every large block does. */
+static __always_inline bool class_mark(void *p, unsigned char tag)
+{
+	if (CONFIG_SLOB)
+		return p && kmalloc_mark(p);
+	return live_map_mark(p, tag);
+}
+
 /* ---- the bootstrap buffer ---- */
 
 #define BOOT_SIZE	(64UL << 10)	/* enough for what libc allocates while we start */
@@ -433,7 +443,7 @@ static void *arena_alloc(size_t size, size_t align, gfp_t gfp, const char *fn,
 		sc = size_to_class(size);
 		tag = class_tag(sc);
 		p = malloc_small(size, sc, gfp);
-		if (likely(live_map_mark(p, (unsigned char)tag)))
+		if (likely(class_mark(p, (unsigned char)tag)))
 			return p;
 	} else if (size <= large_max) {
 		p = kmalloc_large(size, gfp);
@@ -543,7 +553,7 @@ static __always_inline bool malloc_try(size_t *size, gfp_t gfp, void **p)
 			return false;	/* malloc_missed_at calls the cache */
 	} else {
 		*p = malloc_small(*size, sc, gfp);
-		if (likely(live_map_mark(*p, (unsigned char)tag)))
+		if (likely(class_mark(*p, (unsigned char)tag)))
 			return true;
 	}
 	/* why the class size: then size need not live across the call */

@@ -289,24 +289,6 @@ static bool live_or_unknown(const void *p)
 	return !malloc_hot.map.tags || live_map_get(p) != LIVE_NONE;
 }
 
-/*
- * Is the large block at p live, and the claim that frees it.  Its folio's
- * word says so (large_mark), but on SLOB, whose kmalloc serves a class
- * past a page with a large folio, malloc's class path tagged it in the map
- * (LIVE_KMALLOC), as any block of kmalloc.
- */
-static bool large_block_live(const struct folio *folio, const void *p)
-{
-	return large_live(folio) || (CONFIG_SLOB && live_or_unknown(p));
-}
-
-static bool large_block_claim(struct folio *folio, const void *p)
-{
-	if (large_claim(folio))
-		return true;
-	return CONFIG_SLOB && (live_map_claim(p) != LIVE_NONE || !malloc_hot.map.tags);
-}
-
 void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void *caller)
 {
 	struct folio *folio;
@@ -328,7 +310,7 @@ void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void
 		report_page_not_block(fn, p, caller);
 	if (p != folio_address(folio))
 		report_large_interior(fn, p, caller, folio);
-	if (!large_block_live(folio, p))
+	if (!large_live(folio))
 		report_large_not_live(fn, p, caller);
 	blk->kind = MALLOC_LARGE;
 	blk->usable = folio_size(folio);
@@ -361,7 +343,7 @@ static void free_checked(void *p, const char *fn, const void *caller)
 		report_page_not_block(fn, p, caller);
 	if (p != folio_address(folio))
 		report_large_interior(fn, p, caller, folio);
-	if (!large_block_claim(folio, p))
+	if (!large_claim(folio))
 		report_large_not_live(fn, p, caller);
 	free_large_kmalloc(folio, p);
 }

@@ -850,6 +850,24 @@ static __always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order)
 	return page;
 }
 
+/* Bit o set: this CPU's list of order o (lo .. hi, at most the costly
+ * order) holds a block. */
+static unsigned long pcp_orders_held(unsigned int lo, unsigned int hi)
+{
+	struct per_cpu_pages *pcp = this_pcp();
+	unsigned long held = 0;
+	unsigned int o;
+
+	if (!pcp)
+		return 0;
+	spin_lock(&pcp->lock);
+	for (o = lo; o <= min(hi, (unsigned int)PAGE_ALLOC_COSTLY_ORDER); o++)
+		if (!list_empty(&pcp->lists[o]))
+			held |= BIT(o);
+	spin_unlock(&pcp->lock);
+	return held;
+}
+
 /*
  * page_alloc_resident_order - the order, from @lo up to @hi, of a block a
  * caller that prefers @hi but can use any order down to @lo (SLUB's slab
@@ -867,38 +885,27 @@ static __always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order)
  */
 unsigned int page_alloc_resident_order(unsigned int lo, unsigned int hi)
 {
-	struct per_cpu_pages *pcp;
-	unsigned int o, pcp_top = 0;
-	bool pcp_has[NR_PCP_LISTS] = { false };
+	unsigned int o, best = hi;
+	unsigned long held;
 
 	if (lo >= hi || hi >= MAX_ORDER || READ_ONCE(zone.nr_resident) < RESIDENT_REUSE_FLOOR)
 		return hi;
-	pcp = this_pcp();
-	if (pcp) {
-		spin_lock(&pcp->lock);
-		for (o = lo; o <= min(hi, (unsigned int)PAGE_ALLOC_COSTLY_ORDER); o++) {
-			pcp_has[o] = !list_empty(&pcp->lists[o]);
-			if (pcp_has[o])
-				pcp_top = o + 1;
-		}
-		spin_unlock(&pcp->lock);
-	}
-	if (pcp_top == hi + 1)
+	held = pcp_orders_held(lo, hi);
+	if (held & BIT(hi))
 		return hi;
 	spin_lock(&zone.lock);
 	for (o = hi; o < MAX_ORDER && !resident_head(o); o++)
 		;
 	if (o == MAX_ORDER) {
-		for (o = hi; o-- > lo;)
-			if (resident_head(o) || (o < NR_PCP_LISTS && pcp_has[o]))
+		for (o = hi; o-- > lo;) {
+			if (resident_head(o) || (held & BIT(o))) {
+				best = o;
 				break;
-		if (o == UINT_MAX || o < lo)
-			o = hi;
-	} else {
-		o = hi;
+			}
+		}
 	}
 	spin_unlock(&zone.lock);
-	return o;
+	return best;
 }
 
 /**
