@@ -451,14 +451,15 @@ static struct slub_random_seq *random_seq_make(const struct kmem_cache *s, unsig
  * program's resident memory.  The claim keeps other CPUs out, and a nested
  * call too (the sequence is kmalloc'd, maybe from s itself): their slabs
  * are linked in order.  A failure lifts the claim, for the next slab.
- * Before the kmalloc caches exist (slab_state < UP) it waits.
+ * Before the kmalloc caches exist (slab_state < UP, read once: other threads
+ * may allocate from a kmalloc cache published while the init goes on) it waits.
  */
 void slub_random_seq_first(struct kmem_cache *s)
 {
 	unsigned int count = oo_objects(cache_oo(s));
 	struct slub_random_seq *rs, *none = NULL;
 
-	if (slab_state < UP || __atomic_exchange_n(&s->random_seq_claimed, true, __ATOMIC_ACQUIRE))
+	if (!slab_is_available() || __atomic_exchange_n(&s->random_seq_claimed, true, __ATOMIC_ACQUIRE))
 		return;
 	if (count < 2)
 		return;		/* nothing to shuffle; churn may make one */
