@@ -13,7 +13,7 @@
      core.py          configurations, running one program, interleaving, medians
      table.py         a table of medians with ratios to the best peer
      workloads.py     the C benchmark programs under bench/*/ (micro workloads)
-     programs.py      whole programs (python3, sqlite3, gcc, git) under LD_PRELOAD
+     programs.py      whole programs (python3, perl, sqlite3, gcc, git, redis) under LD_PRELOAD
      instructions.py  instructions per alloc+free pair from valgrind's callgrind
      pagealloc.py     the page allocator against mmap/munmap (bench/page_alloc)
      debugcost.py     debug flags and hardening against the default (bench/debug_cost)
