@@ -19,6 +19,7 @@ SECTIONS = [
     ("batch", workloads.batch),
     ("xthread", workloads.xthread),
     ("larson", workloads.larson),
+    ("mixed", workloads.mixed),
     ("scaling", workloads.scaling),
     ("fragment", workloads.fragment),
     ("realloc", workloads.realloc),

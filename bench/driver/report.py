@@ -20,6 +20,8 @@ HEADLINES = [
     ("bulk alloc/free of 1000 (kmem_cache_*_bulk)", "batch", "bulk", ["1000 fifo"]),
     ("cross-thread frees (kmem_cache)", "xthread", "cache", None),
     ("Larson server simulation (drop-in)", "larson", "malloc", None),
+    ("mixed sizes, one thread, time (drop-in)", "mixed", "malloc", None),
+    ("mixed sizes, one thread, peak RSS (drop-in)", "mixed_rss", "malloc", None),
     ("fast path scaling, all thread counts (kmem_cache)", "scaling", "cache", None),
     ("whole programs, time (drop-in)", "programs_time", "malloc", None),
     ("whole programs, peak RSS (drop-in)", "programs_rss", "malloc", None),

@@ -123,6 +123,31 @@ def larson(ctx):
     return Section("larson", "Larson-style server simulation", intro, [t1, t2])
 
 
+# (label, largest size, slots): about 5-12 MiB live in each column
+MIXED_RANGES = [("16 B-1 KiB", 1024, 20000), ("16 B-16 KiB", 16384, 2000),
+                ("16 B-128 KiB", 131072, 400)]
+
+
+def mixed(ctx):
+    rows = ctx.peers() + ctx.dropins() + ctx.api("kmalloc")
+    cols = [(label, {"min": 16, "max": top, "slots": slots, "time": ctx.run_time})
+            for label, top, slots in MIXED_RANGES]
+    cells = interleave(ctx, "mixed sizes", _grid(ctx, rows, cols, "mixed/mixed",
+                                                  ["ns_per_op", "peak_rss_kib"]))
+    names = [c for c, _ in cols]
+    t1 = Table.from_cells("mixed", "Mixed sizes, one thread: time per replacement",
+                          "ns per free+malloc", rows, names, cells, "ns_per_op")
+    t2 = Table.from_cells("mixed_rss", "Mixed sizes, one thread: peak RSS", "MiB",
+                          rows, names, cells, "peak_rss_kib", scale=1 / 1024)
+    intro = ["One thread keeps a set of objects whose sizes are drawn log-uniformly from "
+             "the column's range (each power-of-two range as likely as another: small "
+             "objects are the most common, large ones hold most of the memory) and "
+             "replaces a random one again and again, writing the new object's first and "
+             "last byte. The wider ranges reach kmalloc's large blocks (the page "
+             "allocator). Rows *kmalloc* use `kmalloc/kfree`.", ""]
+    return Section("mixed", "Mixed sizes", intro, [t1, t2])
+
+
 def scaling(ctx):
     rows = ctx.peers() + ctx.dropins() + ctx.api("kmem_cache")
     cols = [(f"{t}T", {"threads": t, "size": 64, "time": ctx.run_time}) for t in ctx.threads]

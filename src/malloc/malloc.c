@@ -383,6 +383,7 @@ static bool malloc_init_steps(void)
 	malloc_hot.map.tags_by_addr = (unsigned long)malloc_hot.map.tags -
 				      (malloc_hot.map.base >> MALLOC_ALIGN_SHIFT);
 	large_max = PAGE_SIZE << (MAX_ORDER - 1);
+	large_cache_init();
 	if (malloc_classes_init()) {
 		malloc_classes_publish();
 		smp_store_release(&malloc_ready, true);
@@ -446,7 +447,9 @@ static void *arena_alloc(size_t size, size_t align, gfp_t gfp, const char *fn,
 		if (likely(class_mark(p, (unsigned char)tag)))
 			return p;
 	} else if (size <= large_max) {
-		p = kmalloc_large(size, gfp);
+		p = large_cache_get(size, gfp);
+		if (!p)
+			p = kmalloc_large(size, gfp);
 	} else {
 		return NULL;
 	}
@@ -746,7 +749,8 @@ static void *malloc_realloc(void *p, size_t size, const char *fn, const void *ca
 	if (!q)
 		return NULL;
 	memcpy(q, p, min(blk.usable, size));
-	malloc_free_at(p, fn, caller);
+	if (!malloc_free_fast(p))
+		malloc_free_moved(p, fn, caller);
 	return q;
 }
 

@@ -254,6 +254,16 @@ static __always_inline bool large_claim(struct folio *folio)
  * the map is disabled, else the report says what is wrong and aborts. */
 void *malloc_mark_slow(void *p, const char *fn, const void *caller);
 
+/* ---- large_cache.c: each CPU's freed large blocks ---- */
+/* Set up the per-CPU caches (malloc_init; not while memcheck is active). */
+void large_cache_init(void);
+/* A cached block of size's order for this CPU (its live word clear, like
+ * any freed one), or NULL: none, not a cached order, or gfp asks zeroes. */
+void *large_cache_get(size_t size, gfp_t gfp);
+/* Keep folio, a large block whose live word free() just cleared, in this
+ * CPU's cache; false if it is not kept (the caller frees it). */
+bool large_cache_put(struct folio *folio);
+
 /* ---- ptrcheck.c: validation and reports ---- */
 
 /*
@@ -269,6 +279,14 @@ void malloc_lookup(void *p, struct malloc_block *blk, const char *fn, const void
  * everything else.
  */
 void malloc_free_slow(void *p, const char *fn, const void *caller);
+/*
+ * The same for the block realloc moved away from (not NULL): a large one
+ * goes back to the page allocator, never into this CPU's cache.  why: it
+ * is the smaller size of a buffer that grows, seldom asked for again, and
+ * in the page allocator it merges into the blocks the buffer grows into
+ * (bench realloc: peak RSS +0.5..2 MiB when cached).
+ */
+void malloc_free_moved(void *p, const char *fn, const void *caller);
 
 /* Print a kernel-style report about p and abort. */
 __noreturn __cold void malloc_report(const char *fn, const void *p, const void *caller,

@@ -324,7 +324,8 @@ static void free_outside(void *p, const char *fn, const void *caller)
 		report_foreign(fn, p, caller);
 }
 
-static void free_checked(void *p, const char *fn, const void *caller)
+/* keep: a large block may stay in this CPU's cache (large_cache.c). */
+static void free_checked(void *p, const char *fn, const void *caller, bool keep)
 {
 	struct folio *folio;
 
@@ -345,7 +346,8 @@ static void free_checked(void *p, const char *fn, const void *caller)
 		report_large_interior(fn, p, caller, folio);
 	if (!large_claim(folio))
 		report_large_not_live(fn, p, caller);
-	free_large_kmalloc(folio, p);
+	if (!keep || !large_cache_put(folio))
+		free_large_kmalloc(folio, p);
 }
 
 void malloc_free_slow(void *p, const char *fn, const void *caller)
@@ -354,6 +356,14 @@ void malloc_free_slow(void *p, const char *fn, const void *caller)
 
 	if (!p)
 		return;		/* free(NULL) lands here: outside the map */
-	free_checked(p, fn, caller);
+	free_checked(p, fn, caller, true);
+	errno = err;
+}
+
+void malloc_free_moved(void *p, const char *fn, const void *caller)
+{
+	int err = errno;
+
+	free_checked(p, fn, caller, false);
 	errno = err;
 }

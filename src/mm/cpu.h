@@ -80,6 +80,7 @@ void free_percpu(void __percpu *ptr);
  * (and by cpu_detach_self()).  Each receives the CPU id being released.
  */
 enum cpuhp_state {
+	CPUHP_MALLOC_DEAD,	/* malloc drop-in: its large-block cache */
 	CPUHP_SLAB_DEAD,	/* slab allocator: flush cpu slabs / arrays */
 	CPUHP_MEMCG_DEAD,	/* charge stocks */
 	CPUHP_PAGE_ALLOC_DEAD,	/* page allocator: drain pcp lists */

@@ -232,6 +232,32 @@ START_TEST(test_double_free_of_cached_block)
 }
 END_TEST
 
+static void do_usable_after_free(void *arg) { free_p(arg); usable_p(arg); }
+
+/*
+ * Large blocks of the orders a CPU keeps after free (16..64 KiB, the
+ * drop-in's large-block cache): freed twice in a row, twice with another
+ * block of the order freed in between (which the cache then holds on top),
+ * or used by realloc and malloc_usable_size once freed: each is caught
+ * while the block sits in the cache.
+ */
+START_TEST(test_double_free_of_cached_large_block)
+{
+	static const size_t sizes[] = { 8193, 30000, 65536 };
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		void *p = malloc_p(sizes[i]);
+
+		EXPECT(do_double_free, p, "free(): double free");
+		EXPECT(do_double_free_buried, p, "free(): double free");
+		EXPECT(do_realloc_after_free, p, "realloc(): double free");
+		EXPECT(do_usable_after_free, p, "malloc_usable_size");
+		free_p(p);
+	}
+}
+END_TEST
+
 /* Every class (1 .. 8 KiB by 16-byte steps up to 128, then by a quarter of
  * a doubling), freed twice with another free in between. */
 START_TEST(test_double_free_buried_every_class)
@@ -320,6 +346,7 @@ static Suite *misuse_suite(void)
 	tcase_add_test(tc, test_free_misaligned);
 	tcase_add_test(tc, test_free_interior_small);
 	tcase_add_test(tc, test_free_interior_large);
+	tcase_add_test(tc, test_double_free_of_cached_large_block);
 	tcase_add_test(tc, test_free_interior_huge);
 	tcase_add_test(tc, test_double_free_every_size);
 	tcase_add_test(tc, test_double_free_other_thread);

@@ -6,7 +6,10 @@
  * array cache).  Blocks of many slabs freed by a thread that exits, then
  * taken again; and a random-order churn over many slabs, with half the
  * blocks live throughout: every block keeps its contents, none is handed
- * out twice.  Bounded by count.
+ * out twice.  Large blocks of the orders each CPU keeps after free (16..64
+ * KiB): the next malloc of the order takes the newest back, calloc never
+ * gets one with old contents, and a thread's cached blocks serve others
+ * once it exits.  Bounded by count.
  */
 #include "malloc_test.h"
 #include "common/test.h"
@@ -50,23 +53,31 @@ static void *free_all_then_exit(void *arg)
 	return NULL;
 }
 
-static const size_t sizes[] = { 16, 48, 64, 200, 1000, 4000 };
+static const size_t sizes[] = { 16, 48, 64, 200, 1000, 4000, 20000, 50000 };
+
+/* Blocks of a round: NR_BLOCKS, or fewer of the large ones (16 MiB). */
+static size_t handoff_blocks(size_t size)
+{
+	size_t n = (16UL << 20) / size;
+
+	return n < NR_BLOCKS ? n : NR_BLOCKS;
+}
 
 START_TEST(test_blocks_freed_by_an_exiting_thread_serve_again)
 {
-	size_t size = sizes[_i], i, k;
+	size_t size = sizes[_i], i, k, n = handoff_blocks(size);
 	static unsigned char *p[NR_BLOCKS];
-	struct handoff h = { p, NR_BLOCKS, size, 0 };
+	struct handoff h = { p, n, size, 0 };
 	pthread_t t;
 
 	require_uslab_malloc();
 	for (k = 0; k < HANDOFF_ROUNDS; k++) {
-		for (i = 0; i < NR_BLOCKS; i++) {
+		for (i = 0; i < n; i++) {
 			p[i] = malloc(size);
 			ck_assert_ptr_nonnull(p[i]);
 			pattern_fill(p[i], size, (uintptr_t)p[i]);
 		}
-		for (i = NR_BLOCKS - 1; i > 0; i--) {	/* freed in random order */
+		for (i = n - 1; i > 0; i--) {	/* freed in random order */
 			size_t j = next_random() % (i + 1);
 			unsigned char *x = p[i];
 
@@ -144,6 +155,51 @@ START_TEST(test_random_churn_keeps_blocks_whole)
 }
 END_TEST
 
+/*
+ * A large block of a cached order, freed: the next malloc of its order on
+ * this thread gets it back (newest first); calloc of the order never does,
+ * and reads zeros.  Each size takes its blocks back out of the cache before
+ * the next size, so that the cache's bound in bytes (256 KiB) is not what
+ * decides.
+ */
+START_TEST(test_large_block_serves_the_next_malloc_of_its_order)
+{
+	/* pairs of sizes of one order: 16, 32, 64, 64 KiB blocks */
+	static const size_t sizes[] = { 8193, 20000, 40000, 65536 };
+	static const size_t same_order[] = { 16000, 32768, 33000, 60000 };
+	unsigned char *p, *q, *z;
+	void *held[3 * 4];
+	size_t i, k, nr_held = 0;
+
+	require_uslab_malloc();
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		p = malloc(sizes[i]);
+		q = malloc(sizes[i]);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_ptr_nonnull(q);
+		memset(p, 0xa5, sizes[i]);
+		memset(q, 0x5a, sizes[i]);
+		free(p);
+		free(q);
+		/* newest first: q, then p (a size of the same order) */
+		ck_assert_ptr_eq(malloc(sizes[i]), q);
+		ck_assert_ptr_eq(malloc(same_order[i]), p);
+		free(p);
+		z = calloc(1, sizes[i]);
+		ck_assert_ptr_nonnull(z);
+		ck_assert_ptr_ne(z, p);
+		for (k = 0; k < sizes[i]; k++)
+			ck_assert_msg(z[k] == 0, "calloc(%zu) byte %zu is %#x", sizes[i], k, z[k]);
+		free(z);
+		free(q);
+		for (k = 0; k < 3; k++)
+			held[nr_held++] = malloc(sizes[i]);
+	}
+	for (k = 0; k < nr_held; k++)
+		free(held[k]);
+}
+END_TEST
+
 static Suite *reuse_suite(void)
 {
 	Suite *s = suite_create("malloc-reuse");
@@ -153,6 +209,7 @@ static Suite *reuse_suite(void)
 	tcase_add_loop_test(tc, test_blocks_freed_by_an_exiting_thread_serve_again, 0,
 			    (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, test_random_churn_keeps_blocks_whole);
+	tcase_add_test(tc, test_large_block_serves_the_next_malloc_of_its_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -112,6 +112,7 @@ static void td_add(int state, unsigned int cpu)
 	td_log[i] = (struct td_record){ state, cpu, os_gettid(), this_cpu_id };
 }
 
+static void td_malloc(unsigned int cpu) { td_add(CPUHP_MALLOC_DEAD, cpu); }
 static void td_slab(unsigned int cpu) { td_add(CPUHP_SLAB_DEAD, cpu); }
 static void td_memcg(unsigned int cpu) { td_add(CPUHP_MEMCG_DEAD, cpu); }
 static void td_page_alloc(unsigned int cpu) { td_add(CPUHP_PAGE_ALLOC_DEAD, cpu); }
@@ -137,6 +138,7 @@ static void td_register(void)
 	cpuhp_setup_state(CPUHP_PAGE_ALLOC_DEAD, td_page_alloc);
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, td_slab);
 	cpuhp_setup_state(CPUHP_MEMCG_DEAD, td_memcg);
+	cpuhp_setup_state(CPUHP_MALLOC_DEAD, td_malloc);
 }
 
 static unsigned int td_read_count(void)
@@ -144,7 +146,7 @@ static unsigned int td_read_count(void)
 	return __atomic_load_n(&td_count, __ATOMIC_RELAXED);
 }
 
-/* Entries [first, first + 3) are one full teardown of cpu on thread tid. */
+/* Entries [first, first + CPUHP_NR_STATES) are one full teardown of cpu on thread tid. */
 static void td_assert_round(unsigned int first, unsigned int cpu, int tid)
 {
 	int state;
@@ -389,16 +391,18 @@ START_TEST(test_cpuhp_remove_state)
 	td_register();
 	cpuhp_remove_state_nocalls(CPUHP_MEMCG_DEAD);
 	run_on_thread(attach_and_exit, got);	/* the emptied step is skipped */
-	ck_assert_uint_eq(td_read_count(), 2);
-	ck_assert_int_eq(td_log[0].state, CPUHP_SLAB_DEAD);
-	ck_assert_int_eq(td_log[1].state, CPUHP_PAGE_ALLOC_DEAD);
+	ck_assert_uint_eq(td_read_count(), 3);
+	ck_assert_int_eq(td_log[0].state, CPUHP_MALLOC_DEAD);
+	ck_assert_int_eq(td_log[1].state, CPUHP_SLAB_DEAD);
+	ck_assert_int_eq(td_log[2].state, CPUHP_PAGE_ALLOC_DEAD);
 	cpuhp_remove_state_nocalls(CPUHP_SLAB_DEAD);
 	cpuhp_setup_state(CPUHP_SLAB_DEAD, td_memcg);	/* free again: another callback fits */
 	run_on_thread(attach_and_exit, got);
-	ck_assert_uint_eq(td_read_count(), 4);
-	ck_assert_int_eq(td_log[2].state, CPUHP_MEMCG_DEAD);	/* what td_memcg logs */
-	ck_assert_int_eq(td_log[3].state, CPUHP_PAGE_ALLOC_DEAD);
-	ck_assert_int_eq(td_log[3].tid, got[1]);
+	ck_assert_uint_eq(td_read_count(), 6);
+	ck_assert_int_eq(td_log[3].state, CPUHP_MALLOC_DEAD);
+	ck_assert_int_eq(td_log[4].state, CPUHP_MEMCG_DEAD);	/* what td_memcg logs */
+	ck_assert_int_eq(td_log[5].state, CPUHP_PAGE_ALLOC_DEAD);
+	ck_assert_int_eq(td_log[5].tid, got[1]);
 }
 END_TEST
 
@@ -423,9 +427,17 @@ static void remove_bad_state(void *arg)
 
 START_TEST(test_cpuhp_misuse_aborts)
 {
-	ck_assert_aborts_with(register_two_callbacks, NULL, "uslab: cpuhp_setup_state: state 1 already has a teardown");
-	ck_assert_aborts_with(register_bad_state, NULL, "uslab: cpuhp_setup_state: invalid state 3");
-	ck_assert_aborts_with(remove_bad_state, NULL, "uslab: cpuhp_remove_state_nocalls: invalid state 3");
+	char twice[96], bad_setup[64], bad_remove[64];
+
+	snprintf(twice, sizeof(twice), "uslab: cpuhp_setup_state: state %d already has a teardown",
+		 (int)CPUHP_MEMCG_DEAD);
+	snprintf(bad_setup, sizeof(bad_setup), "uslab: cpuhp_setup_state: invalid state %d",
+		 (int)CPUHP_NR_STATES);
+	snprintf(bad_remove, sizeof(bad_remove),
+		 "uslab: cpuhp_remove_state_nocalls: invalid state %d", (int)CPUHP_NR_STATES);
+	ck_assert_aborts_with(register_two_callbacks, NULL, twice);
+	ck_assert_aborts_with(register_bad_state, NULL, bad_setup);
+	ck_assert_aborts_with(remove_bad_state, NULL, bad_remove);
 }
 END_TEST
 
