@@ -101,6 +101,22 @@ static BENCH_ALWAYS_INLINE void bench_free(const struct bench_api *api,
 	free(p);
 }
 
+/* size bytes (size > 0) from the interface, their first and last byte
+ * written, as a program touches what it asks for; exits naming who when
+ * the allocator fails. */
+static BENCH_ALWAYS_INLINE void *bench_alloc_touched(const struct bench_api *api,
+						     enum bench_api_kind kind, size_t size,
+						     const char *who)
+{
+	char *p = bench_alloc(api, kind, size);
+
+	if (!p)
+		bench_die("%s: allocation of %zu bytes failed", who, size);
+	p[0] = 1;
+	p[size - 1] = 2;
+	return p;
+}
+
 /* Allocate n objects into p: one bulk call for api=bulk, else a loop.
  * Returns 0, or exits when the allocator fails. */
 static BENCH_ALWAYS_INLINE void bench_alloc_many(const struct bench_api *api,

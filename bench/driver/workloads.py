@@ -134,11 +134,9 @@ def mixed(ctx):
             for label, top, slots in MIXED_RANGES]
     cells = interleave(ctx, "mixed sizes", _grid(ctx, rows, cols, "mixed/mixed",
                                                   ["ns_per_op", "peak_rss_kib"]))
-    names = [c for c, _ in cols]
     t1 = Table.from_cells("mixed", "Mixed sizes, one thread: time per replacement",
-                          "ns per free+malloc", rows, names, cells, "ns_per_op")
-    t2 = Table.from_cells("mixed_rss", "Mixed sizes, one thread: peak RSS", "MiB",
-                          rows, names, cells, "peak_rss_kib", scale=1 / 1024)
+                          "ns per free+malloc", rows, [c for c, _ in cols], cells, "ns_per_op")
+    t2 = _rss_table("mixed_rss", "Mixed sizes, one thread: peak RSS", rows, cols, cells)
     intro = ["One thread keeps a set of objects whose sizes are drawn log-uniformly from "
              "the column's range (each power-of-two range as likely as another: small "
              "objects are the most common, large ones hold most of the memory) and "

@@ -38,14 +38,7 @@ static BENCH_ALWAYS_INLINE size_t random_size(uint64_t *rng)
 
 static BENCH_ALWAYS_INLINE void *new_object(enum bench_api_kind kind, uint64_t *rng)
 {
-	size_t size = random_size(rng);
-	char *p = bench_alloc(&api, kind, size);
-
-	if (!p)
-		bench_die("mixed: allocation of %zu bytes failed", size);
-	p[0] = 1;
-	p[size - 1] = 2;
-	return p;
+	return bench_alloc_touched(&api, kind, random_size(rng), "mixed");
 }
 
 /* Replace random slots' objects, n of them (n == 0: until the deadline, in
