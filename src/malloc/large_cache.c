@@ -109,10 +109,14 @@ bool large_cache_put(struct folio *folio)
  * on the CPU's own thread). */
 static void large_cache_drain(unsigned int cpu)
 {
-	struct large_cache *lc = per_cpu_ptr(large_caches, cpu);
+	struct large_cache __percpu *caches = READ_ONCE(large_caches);
+	struct large_cache *lc;
 	struct folio *folio;
 	unsigned int i;
 
+	if (!caches)
+		return;		/* registered, not published yet: nothing cached */
+	lc = per_cpu_ptr(caches, cpu);
 	for (i = 0; i < LARGE_CACHE_ORDERS; i++) {
 		while (lc->nr[i]) {
 			folio = lc->blocks[i][--lc->nr[i]];
@@ -131,6 +135,8 @@ void large_cache_init(void)
 	lc = alloc_percpu(struct large_cache);
 	if (!lc)
 		return;		/* every large block goes to the page allocator */
+	/* why the teardown first: no block may be cached before a thread's
+	 * exit gives it back */
 	cpuhp_setup_state(CPUHP_MALLOC_DEAD, large_cache_drain);
 	smp_store_release(&large_caches, lc);
 }
