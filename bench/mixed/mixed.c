@@ -24,7 +24,9 @@ static size_t nslots, min_size, max_size;
 static void **slot;
 static unsigned int lo_bit, nr_bits;	/* power-of-two ranges of sizes */
 
-/* A size in min..max: a random power-of-two range, then a size in it. */
+/* A size in min..max: a random power-of-two range [2^b, 2^(b+1)) of those
+ * that hold a size in min..max - 1, then a size in it, raised to min or
+ * cut to max where the range passes them. */
 static BENCH_ALWAYS_INLINE size_t random_size(uint64_t *rng)
 {
 	unsigned int b = lo_bit + (unsigned int)bench_rand_below(rng, nr_bits);
@@ -93,7 +95,9 @@ int main(int argc, char **argv)
 	if (!nslots || !min_size || max_size < min_size || max_size > (1UL << 40))
 		bench_die("mixed: need slots > 0 and 0 < min <= max <= 2^40");
 	lo_bit = 63 - (unsigned int)__builtin_clzl(min_size);
-	nr_bits = 64 - (unsigned int)__builtin_clzl(max_size) - lo_bit;
+	/* why max - 1: a max that is a power of two would else start a range
+	 * of its own, every size of which is cut to max */
+	nr_bits = max_size > min_size ? 64 - (unsigned int)__builtin_clzl(max_size - 1) - lo_bit : 1;
 	bench_api_init(&api, opts, 0);
 	slot = bench_map(nslots * sizeof(void *));
 	BENCH_API_DISPATCH(api.kind, fill, &rng);
