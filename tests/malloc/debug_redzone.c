@@ -6,7 +6,9 @@
  * when the block is freed, though the block's size class has room after
  * it (the kmalloc red zone starts at the requested size), also after an
  * in-place realloc; writes up to the last requested byte are not reported.
- * SLOB has no red zones: the program says so and skips.
+ * A write into a freed block is caught by the poison the debug options
+ * fill it with, when the allocator hands the block out again.
+ * SLOB has no red zones and no poisoning: the program says so and skips.
  */
 #include "malloc_test.h"
 #include "common/test.h"
@@ -47,6 +49,27 @@ static void overflow_after_realloc(void *arg)
 	free_p(q);
 }
 
+/* The words of a poison report: SLUB's banner, or SLAB's. */
+static const char *poison_words(void)
+{
+	return CONFIG_SLUB ? "Poison overwritten" : "Slab corruption";
+}
+
+/* A byte written into a freed block, then blocks of its class taken until
+ * the allocator hands that one out again and checks its poison. */
+static void write_after_free(void *arg)
+{
+	size_t n = (size_t)arg;
+	unsigned char *p = malloc_p(n);
+	int i;
+
+	free_p(p);
+	p[n / 2] = 0x42;
+	for (i = 0; i < 4096; i++)
+		malloc_p(n);
+	exit(3);	/* never handed out again, or not checked */
+}
+
 START_TEST(test_overflow_by_one_caught)
 {
 	require_uslab_malloc();
@@ -59,6 +82,14 @@ START_TEST(test_overflow_after_in_place_realloc_caught)
 {
 	require_uslab_malloc();
 	ck_assert_aborts_with(overflow_after_realloc, (void *)13, report_words());
+}
+END_TEST
+
+START_TEST(test_write_after_free_caught)
+{
+	require_uslab_malloc();
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		ck_assert_aborts_with(write_after_free, (void *)sizes[i], poison_words());
 }
 END_TEST
 
@@ -81,6 +112,7 @@ static Suite *debug_redzone_suite(void)
 
 	tcase_add_test(tc, test_overflow_by_one_caught);
 	tcase_add_test(tc, test_overflow_after_in_place_realloc_caught);
+	tcase_add_test(tc, test_write_after_free_caught);
 	tcase_add_test(tc, test_in_bounds_writes_not_reported);
 	suite_add_tcase(s, tc);
 	return s;
