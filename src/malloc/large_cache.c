@@ -14,12 +14,13 @@
  *    newest one back: the folio stays a large kmalloc folio all along.
  *
  * 2. Data structures.  struct large_cache, one per CPU (alloc_percpu):
- *    blocks[order][0..nr[order]) the cached folios, oldest first; bytes,
- *    their total.  Bounds: LARGE_CACHE_DEPTH blocks per order and
- *    LARGE_CACHE_BYTES in all per CPU, so the memory it holds follows the
- *    number of live threads that allocate.  No link is stored in a cached
- *    block (its contents are the program's, a use after free could forge
- *    one): the array is the only record.
+ *    blocks[order][0..nr[order]) the cached folios, oldest first; their
+ *    total size follows from the counts (large_cache_bytes).  Bounds:
+ *    LARGE_CACHE_DEPTH blocks per order and LARGE_CACHE_BYTES in all per
+ *    CPU, so the memory it holds follows the number of live threads that
+ *    allocate.  No link is stored in a cached block (its contents are
+ *    the program's, a use after free could forge one): the array is the
+ *    only record.
  *
  * 3. States of a block of a cached order after free(): live word 0 (a
  *    second free, realloc or malloc_usable_size is reported as with any
@@ -58,7 +59,6 @@
 struct large_cache {
 	struct folio *blocks[LARGE_CACHE_ORDERS][LARGE_CACHE_DEPTH];
 	unsigned int nr[LARGE_CACHE_ORDERS];	/* blocks cached per order */
-	unsigned long bytes;			/* their total size */
 };
 
 static struct large_cache __percpu *large_caches;	/* set once by large_cache_init */
@@ -68,6 +68,17 @@ static __always_inline struct large_cache *this_large_cache(void)
 	struct large_cache __percpu *lc = READ_ONCE(large_caches);
 
 	return lc ? this_cpu_ptr_or_null(lc) : NULL;
+}
+
+/* Bytes cached in lc: a count per order, each block of that order. */
+static unsigned long large_cache_bytes(const struct large_cache *lc)
+{
+	unsigned long bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < LARGE_CACHE_ORDERS; i++)
+		bytes += (unsigned long)lc->nr[i] << (PAGE_SHIFT + LARGE_CACHE_MIN_ORDER + i);
+	return bytes;
 }
 
 void *large_cache_get(size_t size, gfp_t gfp)
@@ -83,7 +94,6 @@ void *large_cache_get(size_t size, gfp_t gfp)
 	if (!lc || !lc->nr[i])
 		return NULL;
 	folio = lc->blocks[i][--lc->nr[i]];
-	lc->bytes -= folio_size(folio);
 	folio->index = size;		/* what was asked for, as kmalloc_large keeps it */
 	return folio_address(folio);
 }
@@ -98,10 +108,9 @@ bool large_cache_put(struct folio *folio)
 	lc = this_large_cache();
 	i = order - LARGE_CACHE_MIN_ORDER;
 	if (!lc || lc->nr[i] == LARGE_CACHE_DEPTH ||
-	    lc->bytes + folio_size(folio) > LARGE_CACHE_BYTES)
+	    large_cache_bytes(lc) + folio_size(folio) > LARGE_CACHE_BYTES)
 		return false;
 	lc->blocks[i][lc->nr[i]++] = folio;
-	lc->bytes += folio_size(folio);
 	return true;
 }
 
@@ -120,7 +129,6 @@ static void large_cache_drain(unsigned int cpu)
 	for (i = 0; i < LARGE_CACHE_ORDERS; i++) {
 		while (lc->nr[i]) {
 			folio = lc->blocks[i][--lc->nr[i]];
-			lc->bytes -= folio_size(folio);
 			free_large_kmalloc(folio, folio_address(folio));
 		}
 	}

@@ -350,20 +350,22 @@ static void free_checked(void *p, const char *fn, const void *caller, bool keep)
 		free_large_kmalloc(folio, p);
 }
 
+/* free_checked, keeping errno: munmap and the page allocator may set it. */
+static void free_checked_keep_errno(void *p, const char *fn, const void *caller, bool keep)
+{
+	int err = errno;
+
+	free_checked(p, fn, caller, keep);
+	errno = err;
+}
+
 void malloc_free_slow(void *p, const char *fn, const void *caller)
 {
-	int err = errno;	/* why: munmap and the page allocator may set it */
-
-	if (!p)
-		return;		/* free(NULL) lands here: outside the map */
-	free_checked(p, fn, caller, true);
-	errno = err;
+	if (p)		/* free(NULL) lands here: outside the map */
+		free_checked_keep_errno(p, fn, caller, true);
 }
 
 void malloc_free_moved(void *p, const char *fn, const void *caller)
 {
-	int err = errno;
-
-	free_checked(p, fn, caller, false);
-	errno = err;
+	free_checked_keep_errno(p, fn, caller, false);
 }
